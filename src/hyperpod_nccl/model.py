@@ -1,0 +1,165 @@
+"""The findings model shared by every command: what was found, how bad, where, and what to do.
+
+The JSON form of these types is a public contract (see docs/contract.md): fields may be
+added, never removed or renamed.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from hyperpod_nccl import __version__
+
+REPORT_SCHEMA = "hyperpod-nccl/report/v1"
+
+
+class Status(str, enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    WARN = "WARN"
+    INFO = "INFO"
+    SKIPPED = "SKIPPED"
+    INCOMPLETE = "INCOMPLETE"
+
+
+class Priority(str, enum.Enum):
+    P0 = "P0"  # blocks training
+    P1 = "P1"  # degrades training
+    P2 = "P2"  # advisory
+
+    @property
+    def rank(self) -> int:
+        """Smaller is more severe, so sorting ascending puts P0 first."""
+        return int(self.value[1])
+
+
+# Display and sort order of statuses: problems first, then gaps in coverage, then good news.
+STATUS_ORDER = {
+    Status.FAIL: 0,
+    Status.WARN: 1,
+    Status.INCOMPLETE: 2,
+    Status.SKIPPED: 3,
+    Status.INFO: 4,
+    Status.PASS: 5,
+}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One line of input that supports a finding, addressed as `file:line`."""
+
+    source: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "text": self.text}
+
+
+@dataclass(frozen=True)
+class SuggestedCommand:
+    """A command the user may run. The tool prints it and never runs it."""
+
+    purpose: str
+    command: str
+    preconditions: str = ""
+    blast_radius: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "purpose": self.purpose,
+            "command": self.command,
+            "preconditions": self.preconditions,
+            "blast_radius": self.blast_radius,
+        }
+
+
+@dataclass
+class Finding:
+    code: str
+    status: Status
+    priority: Priority
+    title: str
+    reference: str | None = None
+    ranks: list[int] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    first_seen: str | None = None
+    evidence: list[Evidence] = field(default_factory=list)
+    suggested_commands: list[SuggestedCommand] = field(default_factory=list)
+    root_cause: bool = False
+    explains: list[str] = field(default_factory=list)
+    count: int = 1
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "status": self.status.value,
+            "priority": self.priority.value,
+            "title": self.title,
+            "root_cause": self.root_cause,
+            "explains": list(self.explains),
+            "ranks": sorted(self.ranks),
+            "hosts": sorted(self.hosts),
+            "first_seen": self.first_seen,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "reference": self.reference,
+            "suggested_commands": [c.to_dict() for c in self.suggested_commands],
+            "count": self.count,
+            "details": self.details,
+        }
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """Something the tool could not look at, and why. Never silently a PASS."""
+
+    check: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "reason": self.reason}
+
+
+@dataclass
+class Report:
+    """The result of one operation (logs, diagnose, perf, probe)."""
+
+    command: str
+    findings: list[Finding] = field(default_factory=list)
+    not_checked: list[NotChecked] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root_cause(self) -> Finding | None:
+        return next((f for f in self.findings if f.root_cause), None)
+
+    @property
+    def failures(self) -> list[Finding]:
+        return [f for f in self.findings if f.status is Status.FAIL]
+
+    def sorted_findings(self) -> list[Finding]:
+        """Root cause first, then by status, priority and code, so reports read top-down."""
+        return sorted(
+            self.findings,
+            key=lambda f: (not f.root_cause, STATUS_ORDER[f.status], f.priority.rank, f.code),
+        )
+
+    def worst_failure_priority(self) -> Priority | None:
+        ranks = [f.priority for f in self.failures]
+        return min(ranks, key=lambda p: p.rank) if ranks else None
+
+    def to_dict(self) -> dict[str, Any]:
+        root = self.root_cause
+        findings = self.sorted_findings()
+        return {
+            "schema": REPORT_SCHEMA,
+            "tool_version": __version__,
+            "command": self.command,
+            "root_cause": root.code if root else None,
+            "issues_found": sum(1 for f in findings if f.status is Status.FAIL),
+            "findings": [f.to_dict() for f in findings],
+            "not_checked": [n.to_dict() for n in self.not_checked],
+            "summary": self.summary,
+        }
