@@ -1,0 +1,139 @@
+"""`hyperpod-nccl explain CODE|SECTION`: print a section of the remediation guide.
+
+Every finding carries a ``reference`` such as ``debugging-guide.md#container-oom``; this
+command prints that section. It accepts the reference itself, a bare anchor
+(``container-oom``) or the finding code (``CONTAINER_OOM``). ``--list`` lists every anchor
+with its section title.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import sys
+from typing import TextIO
+
+from hyperpod_nccl import kb
+from hyperpod_nccl.exit_codes import ExitCode, UsageError
+
+_BOLD = "\033[1m"
+_RESET = "\033[0m"
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+_EPILOG = """examples:
+  hyperpod-nccl explain CONTAINER_OOM
+  hyperpod-nccl explain debugging-guide.md#container-oom
+  hyperpod-nccl explain timeout-sizing
+  hyperpod-nccl explain --list
+
+Output is plain Markdown unless standard output is a terminal; NO_COLOR turns styling off."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "explain",
+        help="print the guide section for a finding code or reference",
+        description=(
+            "Print the section of hyperpod-nccl's remediation guide for a finding code "
+            "(CONTAINER_OOM), a reference as findings print it "
+            "(debugging-guide.md#container-oom) or a bare anchor (container-oom)."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "topic",
+        nargs="?",
+        metavar="CODE|SECTION",
+        help="finding code, reference (file.md#anchor) or anchor",
+    )
+    parser.add_argument(
+        "--list",
+        dest="list_sections",
+        action="store_true",
+        help="list every anchor with the title of its section",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    stream = out if out is not None else sys.stdout
+    if args.list_sections:
+        if args.topic:
+            raise UsageError("explain: give either CODE|SECTION or --list, not both")
+        stream.write(render_list(kb.list_sections()))
+        return ExitCode.OK
+    if not args.topic:
+        raise UsageError("explain: give a finding code or section (or --list to see them all)")
+    section = kb.resolve(args.topic)
+    if section is None:
+        raise UsageError(unknown_topic_message(args.topic))
+    styled = _wants_style(stream)
+    stream.write(render_section(section, styled=styled))
+    return ExitCode.OK
+
+
+def _wants_style(stream: TextIO) -> bool:
+    """Style only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def render_section(section: kb.Section, *, styled: bool) -> str:
+    """The section's Markdown; on a terminal, headings are bold and lose their ``#``s."""
+    text = section.markdown
+    if not styled:
+        return text
+    lines: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            lines.append(line)
+            continue
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            lines.append(f"{_BOLD}{heading.group(2)}{_RESET}")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def render_list(sections: list[kb.Section]) -> str:
+    """One line per anchor: the reference, then the title of its section."""
+    rows = [(ref, s.title) for s in sections for ref in s.references]
+    if not rows:
+        return ""
+    width = max(len(ref) for ref, _ in rows)
+    return "".join(f"{ref.ljust(width)}  {title}\n" for ref, title in rows)
+
+
+def unknown_topic_message(topic: str) -> str:
+    """One line naming the unknown topic and the closest known codes or references."""
+    matches = close_matches(topic)
+    hint = (
+        f"close matches: {', '.join(matches)}"
+        if matches
+        else "run 'hyperpod-nccl explain --list' to see every section"
+    )
+    return f"explain: no guide section for {topic!r}; {hint}"
+
+
+def close_matches(topic: str, limit: int = 5) -> list[str]:
+    """Known codes, anchors or references that look like ``topic`` (difflib)."""
+    guide = kb.load()
+    anchors = guide.anchors()
+    query = topic.strip()
+    if "#" in query:
+        candidates = [ref for s in guide.list_sections() for ref in s.references]
+        return difflib.get_close_matches(query, candidates, n=limit, cutoff=0.6)
+    if query.isupper():
+        codes = [a.upper().replace("-", "_") for a in anchors]
+        return difflib.get_close_matches(query.upper(), codes, n=limit, cutoff=0.6)
+    normalized = query.lower().replace("_", "-")
+    return difflib.get_close_matches(normalized, anchors, n=limit, cutoff=0.6)
