@@ -1,0 +1,1 @@
+"""Subcommands of the CLI; each module exposes register(subparsers)."""

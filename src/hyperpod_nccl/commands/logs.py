@@ -1,0 +1,57 @@
+"""`hyperpod-nccl logs PATH...`: name the root cause of a failed job from its logs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hyperpod_nccl.api import analyze_logs
+from hyperpod_nccl.commands.common import add_output_options, emit
+from hyperpod_nccl.exit_codes import ExitCode
+
+EXAMPLES = """examples:
+  hyperpod-nccl logs job-logs/                       # a directory of per-rank or per-pod logs
+  hyperpod-nccl logs rank*.log dmesg.txt.gz          # files, plain or gzip
+  kubectl logs job/train --all-containers | hyperpod-nccl logs -
+  hyperpod-nccl logs slurm-1234.out --format json --fail-on P0
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "logs",
+        help="analyse training, NCCL, kernel, Kubernetes or Slurm logs and name the root cause",
+        description=(
+            "Analyse logs of a failed or hung distributed job: per-rank torchrun output, "
+            "NCCL_DEBUG=INFO files, Slurm job output, kubectl logs/describe, dmesg. Names the "
+            "root cause and the rank and host where it happened."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="file, .gz file, directory, or - for stdin"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "hyperscan", "re"),
+        default="auto",
+        help="pattern engine: hyperscan when installed (default), or pure-Python re",
+    )
+    add_output_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = analyze_logs(args.paths, backend=args.engine)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    for item in report.not_checked:
+        print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
+    code = emit(report, args)
+    if report.summary.get("inputs_read", 0) == 0:
+        print("error: none of the inputs could be read", file=sys.stderr)
+        return ExitCode.NO_INPUT
+    return code

@@ -1,0 +1,66 @@
+"""The Markdown report, for pasting into a ticket or a pull request."""
+
+from __future__ import annotations
+
+import re
+
+from hyperpod_nccl.model import Report, Status
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(text: str) -> str:
+    # A fence longer than any backtick run inside keeps the block intact.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 3)
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def render_markdown(report: Report) -> str:
+    root = report.root_cause
+    findings = report.sorted_findings()
+    fails = sum(1 for f in findings if f.status is Status.FAIL)
+    out = [f"# hyperpod-nccl {report.command} report", ""]
+    if root is not None:
+        out.append(f"**Root cause:** `{root.code}`: {root.title}")
+    else:
+        out.append("**Root cause:** none found")
+    out += ["", f"**Issues found:** {fails}", ""]
+    if findings:
+        out += [
+            "| Status | Priority | Code | Finding | Ranks | Hosts | Guide |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for f in findings:
+            ranks = ", ".join(map(str, f.ranks[:16])) + (" ..." if len(f.ranks) > 16 else "")
+            hosts = ", ".join(f.hosts[:8]) + (" ..." if len(f.hosts) > 8 else "")
+            guide = f"`{f.reference}`" if f.reference else ""
+            mark = " (root cause)" if f.root_cause else ""
+            out.append(
+                f"| {f.status.value} | {f.priority.value} | `{f.code}`{mark} | {_cell(f.title)} "
+                f"| {ranks} | {_cell(hosts)} | {guide} |"
+            )
+    for f in findings:
+        if f.status is not Status.FAIL and not f.evidence:
+            continue
+        out += ["", f"## {f.status.value} {f.code}", "", _cell(f.title), ""]
+        if f.first_seen:
+            out.append(f"First seen: {f.first_seen}")
+        if f.evidence:
+            out += [
+                "",
+                "Evidence:",
+                "",
+                _fence("\n".join(f"{e.source}: {e.text}" for e in f.evidence)),
+            ]
+        if f.suggested_commands:
+            out += ["", "Suggested commands (run them yourself; the tool never does):", ""]
+            for c in f.suggested_commands:
+                out.append(f"- {c.purpose} (blast radius: {c.blast_radius or 'n/a'})")
+                out += ["", _fence(c.command), ""]
+    if report.not_checked:
+        out += ["", "## Not checked", ""]
+        out += [f"- `{_cell(n.check)}`: {_cell(n.reason)}" for n in report.not_checked]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,177 @@
+"""Attribute a log line to its rank, host, process and time from the prefixes launchers and
+libraries put in front of it, and a log file to its rank or pod from its name.
+
+Prefixes handled (several can stack, e.g. `node01: host:pid:tid [0] NCCL WARN ...`):
+- torchrun's `[rank3]:`, Open MPI's `[1,3]<stdout>:`, srun -l's `3: `;
+- pdsh/DeepSpeed-launcher host labels `gpu004: `, CloudWatch `| 2024-...Z | ` columns;
+- NCCL's `host:pid:tid [dev]`, Ray's `(Worker pid=1, ip=10.0.0.1)`, syslog `Mon DD hh:mm:ss host`;
+- timestamps: ISO 8601 (with or without zone), Python logging `2024-05-28 14:04:27,954`,
+  `dmesg -T` `[Fri Aug 30 11:43:09 2024]`, `MM/DD/YYYY hh:mm:ss`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import PurePath
+
+_TORCH_RANK = re.compile(r"\[rank(\d+)\]:")
+_MPI_RANK = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:")
+_SRUN_LABEL = re.compile(r" {0,5}(\d{1,6}): ")
+_HOST_LABEL = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]): ")
+_NCCL_PREFIX = re.compile(r"(?:^|[\s|>])([A-Za-z0-9_.-]+) ?:(\d+):(\d+) \[(\d+)\]")
+_RAY_PREFIX = re.compile(r"\((?:[A-Za-z0-9_]+) pid=(\d+)(?:, ip=([0-9.]+))?\)")
+_CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)\s*\|?\s*")
+_SYSLOG = re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d ([A-Za-z0-9_.-]+) ")
+
+_ISO = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?")
+_DMESG_T = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4})\]")
+_US_DATE = re.compile(r"(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
+
+# Words that look like host labels but are not (log levels, exception names, tools).
+_NOT_HOSTS = re.compile(
+    r"(?i)^(?:.*(?:error|exception|warning)|info|warn|debug|trace|fatal|note|kern|user|"
+    r"traceback|file|line|epoch|step|time|host|rank|reason|message|state|status|type|"
+    r"events|name|srun|slurmstepd|sbatch|torch|python\d*(?:\.\d+)?|nvcc|cuda|gcc)$"
+)
+
+
+@dataclass(frozen=True)
+class LineContext:
+    rank: int | None = None
+    host: str | None = None
+    pid: int | None = None
+    device: int | None = None
+    timestamp: datetime | None = None
+
+
+def _parse_iso(match: re.Match[str]) -> datetime | None:
+    date, time, frac, zone = match.groups()
+    text = f"{date}T{time}"
+    if frac:
+        text += "." + (frac + "000000")[:6]
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if zone:
+        zone = "+00:00" if zone == "Z" else zone
+        if ":" not in zone:
+            zone = zone[:3] + ":" + zone[3:]
+        try:
+            stamp = datetime.fromisoformat(text + zone).astimezone(timezone.utc)
+        except ValueError:
+            return None
+    return stamp
+
+
+def parse_timestamp(line: str) -> datetime | None:
+    """The first timestamp near the start of `line`, if any."""
+    head = line[:160]
+    iso = _ISO.search(head)
+    if iso:
+        return _parse_iso(iso)
+    dmesg = _DMESG_T.search(head)
+    if dmesg:
+        try:
+            return datetime.strptime(" ".join(dmesg.group(1).split()), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            return None
+    us = _US_DATE.search(head)
+    if us:
+        month, day, year, time = us.groups()
+        try:
+            return datetime.fromisoformat(f"{year}-{month}-{day}T{time}")
+        except ValueError:
+            return None
+    return None
+
+
+def attribute(
+    line: str, default_rank: int | None = None, default_host: str | None = None
+) -> LineContext:
+    rank = default_rank
+    host = default_host
+    pid: int | None = None
+    device: int | None = None
+    rest = line
+    # Peel stacked prefixes from the left; each iteration removes at most one.
+    for _ in range(4):
+        stripped = rest.lstrip()
+        cw = _CLOUDWATCH.match(rest)
+        if cw:
+            rest = rest[cw.end() :]
+            continue
+        m = _TORCH_RANK.match(stripped) or _MPI_RANK.match(stripped)
+        if m:
+            rank = int(m.group(1))
+            rest = stripped[m.end() :]
+            continue
+        m = _SRUN_LABEL.match(rest)
+        if m:
+            rank = int(m.group(1))
+            rest = rest[m.end() :]
+            continue
+        m = _HOST_LABEL.match(stripped)
+        if m and not _NOT_HOSTS.match(m.group(1)) and re.search(r"[\d.-]", m.group(1)):
+            # A label followed by NCCL's own `host:pid:tid` prefix is the launcher's name for
+            # the node; NCCL's hostname below wins if present.
+            host = m.group(1)
+            rest = stripped[m.end() :]
+            continue
+        break
+    nccl = _NCCL_PREFIX.search(rest[:200])
+    if nccl:
+        host = nccl.group(1)
+        pid = int(nccl.group(2))
+        device = int(nccl.group(4))
+    else:
+        ray = _RAY_PREFIX.search(rest[:120])
+        if ray:
+            pid = int(ray.group(1))
+            host = ray.group(2) or host
+        else:
+            syslog = _SYSLOG.match(rest)
+            if syslog and not _NOT_HOSTS.match(syslog.group(1)):
+                host = syslog.group(1)
+    return LineContext(
+        rank=rank, host=host, pid=pid, device=device, timestamp=parse_timestamp(line)
+    )
+
+
+_FILE_RANK = re.compile(r"(?i)(?:^|[^a-z])rank[-_.]?(\d+)(?:[^0-9]|$)")
+_POD_NAME = re.compile(
+    r"(?i)^[a-z0-9]([-a-z0-9.]*[a-z0-9])?-(?:master|worker|launcher|node|pod)-\d+(?:-[a-z0-9]+)?$"
+)
+_EC2_HOST = re.compile(r"(?i)(ip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}|i-[0-9a-f]{8,17})")
+
+
+def file_defaults(path: str) -> tuple[int | None, str | None]:
+    """Rank and host implied by a log file's name (`rank3.log`, `job-worker-2.log`, ...)."""
+    name = PurePath(path).name
+    stem = name
+    for suffix in (".gz", ".log", ".txt", ".out", ".err"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+    rank_match = _FILE_RANK.search(stem)
+    rank = int(rank_match.group(1)) if rank_match else None
+    host: str | None = None
+    if _POD_NAME.match(stem):
+        host = stem
+    else:
+        ec2 = _EC2_HOST.search(stem)
+        if ec2:
+            host = ec2.group(1)
+    return rank, host
+
+
+def iso(stamp: datetime | None) -> str | None:
+    """Timestamps with a known zone are reported in UTC with `Z`; others as written."""
+    if stamp is None:
+        return None
+    if stamp.tzinfo is not None:
+        return stamp.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + (
+            f".{stamp.microsecond // 1000:03d}Z" if stamp.microsecond else "Z"
+        )
+    return stamp.isoformat(timespec="seconds")

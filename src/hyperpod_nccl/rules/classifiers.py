@@ -1,0 +1,43 @@
+"""Classifiers: pick a finding code (and status) from a rule's captures, for rules whose code
+depends on what was captured (an Xid number, a CUDA error string)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hyperpod_nccl.model import Status
+from hyperpod_nccl.rules.xid import xid_info
+
+Classification = tuple[str, Status]
+
+
+def classify_xid(captures: dict[str, str]) -> Classification:
+    info = xid_info(int(captures.get("xid") or 0))
+    return info.code, info.status
+
+
+# Substrings of CUDA error strings, most specific first, and the code each points at.
+_CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
+    ("out of memory", "CUDA_OOM"),
+    ("uncorrectable ecc", "GPU_ECC"),
+    ("system not yet initiali", "NVLINK_ERROR"),
+    ("driver version is insufficient", "DRIVER_MISMATCH"),
+    ("driver on your system is too old", "DRIVER_MISMATCH"),
+    ("forward compatibility was attempted", "DRIVER_MISMATCH"),
+    ("no cuda-capable device", "GPU_ACCESS_LOST"),
+)
+
+
+def classify_cuda_error(captures: dict[str, str]) -> Classification:
+    text = " ".join(v for k, v in captures.items() if k.startswith(("cuda_", "test_")) and v)
+    lowered = text.lower()
+    for needle, code in _CUDA_MESSAGES:
+        if needle in lowered:
+            return code, Status.FAIL
+    return "CUDA_ERROR", Status.FAIL
+
+
+CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification]] = {
+    "xid": classify_xid,
+    "cuda_error": classify_cuda_error,
+}

@@ -1,0 +1,301 @@
+"""Reason across ranks: derive findings no single line shows, then name the root cause.
+
+Root-cause ranking, in order:
+1. a finding explained by another present finding (catalog `explains`, or a rule's own
+   `explained_by`) is a symptom, never the root cause;
+2. among the rest, lines from `cause` rules beat `symptom` rules (a timeout or a reset alone
+   is a root cause only when nothing deeper shows);
+3. then the earliest by timestamp (when both have one), then the deeper tier, then the first
+   seen in the input, then the lowest rank.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from hyperpod_nccl.model import Finding, Priority, Status
+from hyperpod_nccl.rules.analyzer import LogAnalysis
+from hyperpod_nccl.rules.attribution import iso
+from hyperpod_nccl.rules.catalog import Catalog
+from hyperpod_nccl.rules.facts import Facts
+from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
+from hyperpod_nccl.rules.remediation import suggested_commands
+from hyperpod_nccl.rules.titles import compose_title, format_ranks
+
+NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "RENDEZVOUS_FAILURE", "NCCL_TIMEOUT")
+_EC2_HOST = re.compile(r"^(?:ip-\d+-\d+-\d+-\d+|i-[0-9a-f]{8,17})")
+_BAD_INTERFACE = re.compile(r"^(?:lo|docker\d*|virbr\d*|veth.*)$")
+
+
+def _builder(builders: dict[str, FindingBuilder], catalog: Catalog, code: str) -> FindingBuilder:
+    if code not in builders:
+        builders[code] = FindingBuilder(catalog.codes[code])
+    return builders[code]
+
+
+def _derive_version_mismatch(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    if len(facts.nccl_versions) > 1:
+        builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
+        groups = sorted(facts.nccl_versions.items(), key=lambda kv: -len(kv[1]))
+        majority = groups[0][0]
+        summary = {v: sorted(ids)[:20] for v, ids in facts.nccl_versions.items()}
+        builder.details["nccl_versions"] = summary
+        for version, identities in groups:
+            for occ in list(identities.values())[:3]:
+                role = "cause" if version != majority else "context"
+                builder.add(
+                    occ,
+                    "derived-nccl-version-differs",
+                    role,
+                    Status.FAIL,
+                    {"nccl_version": version},
+                )
+        builder.title = "NCCL versions differ across ranks: " + ", ".join(
+            f"{v} ({len(ids)} {'process' if len(ids) == 1 else 'processes'})" for v, ids in groups
+        )
+    kinds = {kind for kind, _ in facts.net_plugins.values()}
+    if len(kinds) > 1:
+        builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
+        for _host, (kind, occ) in sorted(facts.net_plugins.items()):
+            builder.add(
+                occ, "derived-net-plugin-differs", "cause", Status.FAIL, {"net_plugin": kind}
+            )
+        builder.details["net_plugins"] = {h: k for h, (k, _) in sorted(facts.net_plugins.items())}
+        if builder.title is None:
+            builder.title = "NCCL network plugin differs across hosts: " + "; ".join(
+                f"{host}: {kind}" for host, (kind, _) in sorted(facts.net_plugins.items())
+            )
+
+
+def _derive_efa_fallback(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    socket_users = [(ident, occ) for ident, (net, occ) in facts.networks.items() if net == "Socket"]
+    if not socket_users:
+        return
+    socket_hosts = {occ.host for _, occ in socket_users if occ.host}
+    ofi_hosts = set(facts.ofi_attempted)
+    if ofi_hosts or "EFA_TCP_FALLBACK" in builders:
+        builder = _builder(builders, catalog, "EFA_TCP_FALLBACK")
+        for _, occ in socket_users[:4]:
+            builder.add(occ, "derived-socket-after-ofi", "cause", Status.FAIL, {})
+        builder.title = (
+            "NCCL fell back to TCP sockets ('Using network Socket') although the aws-ofi-nccl "
+            f"plugin was tried on {len(ofi_hosts) or len(socket_hosts)} host(s)"
+        )
+    elif len(socket_hosts) > 1 and all(_EC2_HOST.match(h) for h in socket_hosts):
+        builder = _builder(builders, catalog, "EFA_TCP_FALLBACK")
+        for _, occ in socket_users[:4]:
+            builder.add(occ, "derived-socket-between-ec2", "symptom", Status.WARN, {})
+        builder.title = (
+            "NCCL uses TCP sockets between EC2 hosts; on EFA instances EFA is not in use"
+        )
+
+
+def _derive_socket_ifname(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    bad = [
+        (host, ifname, addr, occ)
+        for (host, ifname, addr), occ in facts.interfaces.items()
+        if _BAD_INTERFACE.match(ifname) or addr.lower().startswith("fe80")
+    ]
+    if not bad:
+        return
+    multi_host = len(facts.hosts) > 1
+    network_trouble = any(code in builders for code in NETWORK_SYMPTOMS)
+    if not (multi_host or network_trouble):
+        return
+    builder = _builder(builders, catalog, "SOCKET_IFNAME")
+    for _, _, _, occ in bad[:4]:
+        builder.add(occ, "derived-bad-interface", "cause", Status.FAIL, {})
+    chosen = sorted({f"{ifname}:{addr}" for _, ifname, addr, _ in bad})
+    builder.title = (
+        "NCCL picked interfaces that cannot reach other nodes (" + ", ".join(chosen[:4]) + "); "
+        "set NCCL_SOCKET_IFNAME"
+    )
+
+
+def _derive_nvls_stall(
+    analysis: LogAnalysis, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    if not analysis.stalled_nvls:
+        return
+    builder = _builder(builders, catalog, "NCCL_TOPOLOGY")
+    for occ in analysis.stalled_nvls[:6]:
+        builder.add(occ, "derived-nvls-stall", "cause", Status.FAIL, {})
+    if builder.title is None:
+        builder.title = (
+            "NCCL initialisation stopped during NVLS (NVLink SHARP) setup and never completed"
+        )
+
+
+def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None:
+    """Lines with NCCL's host:pid:tid [dev] prefix name a process; NCCL's comm line maps it to
+    a rank."""
+    if not facts.comm_ranks:
+        return
+    for builder in builders:
+        for process in builder.processes:
+            rank = facts.comm_ranks.get(process)
+            if rank is not None:
+                builder.ranks.add(rank)
+
+
+def _effective_rules(builder: FindingBuilder, catalog: Catalog, present: set[str]) -> list[str]:
+    """Contributing rules whose evidence is not already explained at rule level."""
+    effective = []
+    for rule_id in builder.contributions:
+        try:
+            explained_by = set(catalog.rule(rule_id).explained_by)
+        except KeyError:
+            explained_by = set()
+        if not explained_by & (present - {builder.code}):
+            effective.append(rule_id)
+    return effective
+
+
+def _compare(a: FindingBuilder, b: FindingBuilder) -> int:
+    a_cause, b_cause = "cause" in a.roles, "cause" in b.roles
+    if a_cause != b_cause:
+        return -1 if a_cause else 1
+    a_first, b_first = a.first_occurrence(), b.first_occurrence()
+    a_time = time_key(a_first.timestamp) if a_first else None
+    b_time = time_key(b_first.timestamp) if b_first else None
+    if a_time is not None and b_time is not None and abs((a_time - b_time).total_seconds()) > 1:
+        return -1 if a_time < b_time else 1
+    if a.info.tier != b.info.tier:
+        return a.info.tier - b.info.tier
+    a_order = a.first.order if a.first else 0
+    b_order = b.first.order if b.first else 0
+    if a_order != b_order:
+        return a_order - b_order
+    return min(a.ranks, default=1 << 30) - min(b.ranks, default=1 << 30)
+
+
+def rank_root_cause(
+    builders: dict[str, FindingBuilder], catalog: Catalog
+) -> tuple[str | None, dict[str, list[str]]]:
+    """The root-cause code (or None) and, per code, the present codes it explains."""
+    failing = {code: b for code, b in builders.items() if b.status is Status.FAIL}
+    present = set(failing)
+    active = {code for code, b in failing.items() if _effective_rules(b, catalog, present)}
+    explains: dict[str, list[str]] = {}
+    for code in active:
+        reach: list[str] = []
+        frontier = [code]
+        while frontier:
+            current = frontier.pop()
+            for target in catalog.codes[current].explains:
+                if target in present and target not in reach and target != code:
+                    reach.append(target)
+                    frontier.append(target)
+        explains[code] = sorted(reach)
+    explained = {target for code in active for target in explains[code]}
+    candidates = [b for code, b in failing.items() if code in active and code not in explained]
+    if not candidates:
+        return None, explains
+    candidates.sort(key=functools.cmp_to_key(_compare))
+    return candidates[0].code, explains
+
+
+def _stalled_ranks(facts: Facts) -> Finding | None:
+    """From watchdog lines: the collective ranks timed out in, and the ranks that never got
+    there (they enqueued fewer collectives, or printed no timeout at all)."""
+    timed_out = {r: p for r, p in facts.progress.items() if p.timed_out_seq is not None}
+    if not timed_out:
+        return None
+    target_seq = max(p.timed_out_seq for p in timed_out.values() if p.timed_out_seq is not None)
+    op = next((p.op for p in timed_out.values() if p.timed_out_seq == target_seq and p.op), None)
+    behind = sorted(
+        r
+        for r, p in timed_out.items()
+        if (p.last_enqueued is not None and p.last_enqueued < target_seq)
+        or (p.timed_out_seq is not None and p.timed_out_seq < target_seq)
+    )
+    silent: list[int] = []
+    if facts.world_size and len(timed_out) < facts.world_size:
+        silent = sorted(set(range(facts.world_size)) - set(timed_out))
+    suspects = sorted(set(behind) | set(silent))
+    waiting = sorted(r for r, p in timed_out.items() if r not in behind)
+    op_text = f"{op} " if op else ""
+    if suspects:
+        title = (
+            f"{format_ranks(suspects)} did not reach collective {op_text}SeqNum {target_seq}, "
+            f"which {format_ranks(waiting)} timed out waiting in"
+        )
+        status = Status.WARN
+    else:
+        title = (
+            f"{format_ranks(waiting)} timed out in the same collective {op_text}SeqNum "
+            f"{target_seq}; no rank in these logs fell behind (look for ranks whose logs are "
+            "missing)"
+        )
+        status = Status.INFO
+    evidence = [p.occurrence.evidence() for p in timed_out.values() if p.occurrence][:6]
+    return Finding(
+        code="STALLED_RANKS",
+        status=status,
+        priority=Priority.P1,
+        title=title,
+        reference="debugging-guide.md#stalled-ranks",
+        ranks=suspects,
+        evidence=evidence,
+        details={
+            "seq": target_seq,
+            "op": op,
+            "timed_out_ranks": sorted(timed_out),
+            "behind_ranks": behind,
+            "silent_ranks": silent,
+            "world_size": facts.world_size,
+            "first_to_time_out": sorted(facts.timeout_origins),
+        },
+    )
+
+
+def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
+    builders = dict(analysis.builders)
+    facts = analysis.facts
+    _derive_version_mismatch(facts, builders, catalog)
+    _derive_efa_fallback(facts, builders, catalog)
+    _derive_socket_ifname(facts, builders, catalog)
+    _derive_nvls_stall(analysis, builders, catalog)
+    _map_process_ranks(builders.values(), facts)
+    root, explains = rank_root_cause(builders, catalog)
+    findings: list[Finding] = []
+    for code, builder in builders.items():
+        first = builder.first_occurrence()
+        finding = Finding(
+            code=code,
+            status=builder.status,
+            priority=builder.info.priority,
+            title=builder.title or compose_title(builder, facts),
+            reference=builder.info.reference,
+            ranks=sorted(builder.ranks),
+            hosts=sorted(builder.hosts),
+            first_seen=_iso(first),
+            evidence=[o.evidence() for o in _ordered_evidence(builder)],
+            root_cause=code == root,
+            explains=explains.get(code, []) if code == root else [],
+            count=builder.count,
+            details=dict(builder.details),
+        )
+        if finding.status is Status.FAIL:
+            finding.suggested_commands = suggested_commands(finding, builder.captures)
+        findings.append(finding)
+    stalled = _stalled_ranks(facts)
+    if stalled is not None:
+        findings.append(stalled)
+    return findings
+
+
+def _ordered_evidence(builder: FindingBuilder) -> list[Occurrence]:
+    return sorted(builder.evidence, key=lambda o: o.order)
+
+
+def _iso(occ: Occurrence | None) -> str | None:
+    return iso(occ.timestamp) if occ else None

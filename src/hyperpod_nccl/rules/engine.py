@@ -1,0 +1,194 @@
+"""One pass over a byte stream for all rules at once, in bounded memory.
+
+A multi-pattern prefilter (Hyperscan when installed, else Python's `re`) finds the few lines
+that may match any rule; only those lines are decoded and handed on. The stream is read in
+fixed-size chunks cut at line ends, so memory does not grow with the input; a line longer
+than a chunk is scanned in chunk-sized pieces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
+
+from hyperpod_nccl.rules.catalog import Rule
+from hyperpod_nccl.rules.prefilter import prefilter_pattern
+
+CHUNK_BYTES = 8 * 1024 * 1024
+# Evidence and capture extraction look at this much of a line; the rest is noise.
+MAX_LINE_CHARS = 8192
+
+_hyperscan: Any
+try:  # Hyperscan is optional: it makes the scan as fast as grep, the fallback is pure Python.
+    import hyperscan as _hyperscan
+except ImportError:  # pragma: no cover - exercised where hyperscan is not installed
+    _hyperscan = None
+
+
+@dataclass(frozen=True)
+class LineHit:
+    line_no: int  # 1-based; a line longer than a chunk keeps the number it started on
+    text: str
+    rule_indexes: tuple[int, ...]  # candidate rules, in catalog order
+
+
+class Prefilter(Protocol):
+    name: str
+
+    def matches(self, data: memoryview) -> list[tuple[int, int]]:
+        """(end offset, rule index) for every place a rule may match."""
+
+
+class RegexPrefilter:
+    """Pure-Python fallback: one compiled bytes regex per rule."""
+
+    name = "re"
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self._compiled = [
+            (rule.index, re.compile(prefilter_pattern(rule.pattern).encode(), re.MULTILINE))
+            for rule in rules
+        ]
+
+    def matches(self, data: memoryview) -> list[tuple[int, int]]:
+        hits: list[tuple[int, int]] = []
+        for index, regex in self._compiled:
+            hits.extend((m.end(), index) for m in regex.finditer(data))
+        return hits
+
+
+class HyperscanPrefilter:
+    """All rules compiled into one Hyperscan database, scanned in a single pass."""
+
+    name = "hyperscan"
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        assert _hyperscan is not None
+        compiled: list[Rule] = []
+        leftovers: list[Rule] = []
+        for rule in rules:
+            # Check each pattern alone so one unsupported construct costs only that rule.
+            try:
+                probe = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+                probe.compile(
+                    expressions=[prefilter_pattern(rule.pattern).encode()],
+                    flags=[_hyperscan.HS_FLAG_MULTILINE],
+                )
+                compiled.append(rule)
+            except Exception:  # hyperscan.error: unsupported syntax
+                leftovers.append(rule)
+        self._db: Any = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+        self._db.compile(
+            expressions=[prefilter_pattern(r.pattern).encode() for r in compiled],
+            ids=[r.index for r in compiled],
+            elements=len(compiled),
+            flags=[_hyperscan.HS_FLAG_MULTILINE] * len(compiled),
+        )
+        self._fallback = RegexPrefilter(leftovers) if leftovers else None
+        self.unsupported = tuple(r.id for r in leftovers)
+
+    def matches(self, data: memoryview) -> list[tuple[int, int]]:
+        hits: list[tuple[int, int]] = []
+        append = hits.append
+
+        def on_match(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            append((end, rule_index))
+
+        self._db.scan(data, match_event_handler=on_match)
+        if self._fallback is not None:
+            hits.extend(self._fallback.matches(data))
+        return hits
+
+
+def make_prefilter(rules: Sequence[Rule], backend: str = "auto") -> Prefilter:
+    """`backend`: auto (Hyperscan if installed), hyperscan, or re."""
+    if backend == "re" or (backend == "auto" and _hyperscan is None):
+        return RegexPrefilter(rules)
+    if _hyperscan is None:
+        raise RuntimeError("the hyperscan package is not installed")
+    return HyperscanPrefilter(rules)
+
+
+def hyperscan_available() -> bool:
+    return _hyperscan is not None
+
+
+class ScanStats:
+    """Counts kept while scanning one stream."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.lines = 0
+        self.long_lines = 0
+
+
+def _decode(raw: bytes) -> str:
+    return raw[: MAX_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
+
+
+def scan_stream(
+    stream: BinaryIO,
+    prefilter: Prefilter,
+    stats: ScanStats | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[LineHit]:
+    """Yield the lines of `stream` that may match a rule, with their line numbers."""
+    stats = stats if stats is not None else ScanStats()
+    buf = bytearray(chunk_bytes)
+    view = memoryview(buf)
+    filled = 0
+    line_base = 0  # newlines seen before buf[0]
+    eof = False
+    while not eof:
+        n = stream.readinto(view[filled:])  # type: ignore[attr-defined]
+        if not n:
+            eof = True
+            end = filled
+            if end == 0:
+                break
+            segment_end = end
+        else:
+            stats.bytes += n
+            end = filled + n
+            last_nl = buf.rfind(b"\n", filled, end)
+            if last_nl < 0:
+                if end < chunk_bytes:
+                    filled = end  # a short read: read more before cutting
+                    continue
+                stats.long_lines += 1
+                segment_end = end  # one line longer than the buffer: scan this piece
+            else:
+                segment_end = last_nl + 1
+        yield from _scan_segment(buf, view, segment_end, line_base, prefilter)
+        newlines = buf.count(b"\n", 0, segment_end)
+        line_base += newlines
+        stats.lines += newlines
+        if eof and buf[segment_end - 1] != 0x0A:
+            stats.lines += 1  # a last line without its newline still counts
+        carry = end - segment_end
+        if carry:
+            buf[0:carry] = buf[segment_end:end]
+        filled = carry
+
+
+def _scan_segment(
+    buf: bytearray, view: memoryview, segment_end: int, line_base: int, prefilter: Prefilter
+) -> Iterator[LineHit]:
+    hits = prefilter.matches(view[:segment_end])
+    if not hits:
+        return
+    by_line: dict[int, set[int]] = {}
+    for end, rule_index in hits:
+        last_char = max(end - 1, 0)
+        start = buf.rfind(b"\n", 0, last_char) + 1
+        by_line.setdefault(start, set()).add(rule_index)
+    position = 0
+    line_no = line_base + 1
+    for start in sorted(by_line):
+        line_no += buf.count(b"\n", position, start)
+        position = start
+        stop = buf.find(b"\n", start, segment_end)
+        stop = segment_end if stop < 0 else stop
+        yield LineHit(line_no, _decode(bytes(view[start:stop])), tuple(sorted(by_line[start])))

@@ -1,0 +1,121 @@
+"""Facts gathered from context lines, for reasoning across ranks once every input is read.
+
+Each store is bounded: it keeps per-rank or per-process state (one entry per rank), never
+one entry per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hyperpod_nccl.rules.occurrences import Occurrence
+
+MAX_IDENTITIES = 65536
+
+
+@dataclass
+class RankProgress:
+    """What the watchdog said about one rank's collectives."""
+
+    rank: int
+    timed_out_seq: int | None = None
+    op: str | None = None
+    timeout_ms: int | None = None
+    last_enqueued: int | None = None
+    last_completed: int | None = None
+    occurrence: Occurrence | None = None
+
+
+@dataclass
+class Facts:
+    nccl_versions: dict[str, dict[str, Occurrence]] = field(default_factory=dict)
+    networks: dict[str, tuple[str, Occurrence]] = field(default_factory=dict)
+    ofi_attempted: dict[str, Occurrence] = field(default_factory=dict)
+    net_plugins: dict[str, tuple[str, Occurrence]] = field(default_factory=dict)
+    interfaces: dict[tuple[str, str, str], Occurrence] = field(default_factory=dict)
+    comm_ranks: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    world_size: int | None = None
+    init_complete: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
+    nvls: dict[tuple[str, str, int, int], Occurrence] = field(default_factory=dict)
+    timeout_origins: set[int] = field(default_factory=set)
+    progress: dict[int, RankProgress] = field(default_factory=dict)
+    hosts: set[str] = field(default_factory=set)
+
+    def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
+        if occ.host is not None and len(self.hosts) < MAX_IDENTITIES:
+            self.hosts.add(occ.host)
+        handler = getattr(self, f"_record_{kind}", None)
+        if handler is not None:
+            handler(captures, occ)
+
+    def _record_nccl_version(self, captures: dict[str, str], occ: Occurrence) -> None:
+        version = captures.get("nccl_version")
+        if not version:
+            return
+        by_identity = self.nccl_versions.setdefault(version, {})
+        if len(by_identity) < MAX_IDENTITIES:
+            by_identity.setdefault(occ.identity, occ)
+
+    def _record_nccl_network(self, captures: dict[str, str], occ: Occurrence) -> None:
+        network = (captures.get("network") or "").strip()
+        if network and len(self.networks) < MAX_IDENTITIES:
+            self.networks[occ.identity] = (network, occ)
+
+    def _record_ofi_attempted(self, captures: dict[str, str], occ: Occurrence) -> None:
+        key = occ.host or occ.identity
+        if len(self.ofi_attempted) < MAX_IDENTITIES:
+            self.ofi_attempted.setdefault(key, occ)
+
+    def _record_nccl_net_plugin(self, captures: dict[str, str], occ: Occurrence) -> None:
+        if captures.get("plugin_absent"):
+            kind = "internal"
+        else:
+            kind = captures.get("plugin_path") or captures.get("plugin_name") or "unknown"
+        key = occ.host or occ.identity
+        if len(self.net_plugins) < MAX_IDENTITIES:
+            self.net_plugins.setdefault(key, (kind, occ))
+
+    def _record_nccl_interface(self, captures: dict[str, str], occ: Occurrence) -> None:
+        key = (occ.host or occ.source, captures.get("ifname", ""), captures.get("addr", ""))
+        if len(self.interfaces) < MAX_IDENTITIES:
+            self.interfaces.setdefault(key, occ)
+
+    def _record_nccl_comm_rank(self, captures: dict[str, str], occ: Occurrence) -> None:
+        nranks = int(captures.get("nranks") or 0)
+        if nranks:
+            self.world_size = max(self.world_size or 0, nranks)
+        if occ.process is not None and len(self.comm_ranks) < MAX_IDENTITIES:
+            self.comm_ranks.setdefault(occ.process, int(captures["rank"]))
+
+    def _record_nccl_init_complete(self, captures: dict[str, str], occ: Occurrence) -> None:
+        if occ.process is not None:
+            key = (occ.source, *occ.process)
+            self.init_complete[key] = occ.line_no
+
+    def _record_nccl_nvls(self, captures: dict[str, str], occ: Occurrence) -> None:
+        if occ.process is not None:
+            key = (occ.source, *occ.process)
+            self.nvls[key] = occ
+
+    def _record_timeout_origin(self, captures: dict[str, str], occ: Occurrence) -> None:
+        origin = captures.get("origin_rank")
+        if origin is not None:
+            self.timeout_origins.add(int(origin))
+        elif occ.rank is not None:
+            self.timeout_origins.add(occ.rank)
+
+    def record_progress(self, rank: int, captures: dict[str, str], occ: Occurrence) -> None:
+        """From a watchdog timeout line: which collective a rank was stuck in."""
+        progress = self.progress.setdefault(rank, RankProgress(rank))
+        if "seq" in captures:
+            progress.timed_out_seq = int(captures["seq"])
+        if "op" in captures:
+            progress.op = captures["op"]
+        if "timeout_ms" in captures:
+            progress.timeout_ms = int(captures["timeout_ms"])
+        if "last_enqueued" in captures:
+            progress.last_enqueued = int(captures["last_enqueued"])
+        if "last_completed" in captures:
+            progress.last_completed = int(captures["last_completed"])
+        if progress.occurrence is None:
+            progress.occurrence = occ

@@ -1,0 +1,186 @@
+"""Suggested commands for log findings, filled in with the hosts, pods and ranks from the
+evidence. The tool prints these; it never runs them. Ordered least destructive first:
+investigate, then restart or reboot, then replace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hyperpod_nccl.model import Finding, SuggestedCommand
+
+_POD = re.compile(r"(?i)^[a-z0-9]([-a-z0-9]*[a-z0-9])?-(?:master|worker|launcher)-\d+$")
+MAX_TARGETS = 3
+
+
+@dataclass(frozen=True)
+class Template:
+    purpose: str
+    command: str  # may use {host}, {pod}, {pci}
+    needs: str  # "host", "pod" or "" (no target)
+    preconditions: str = ""
+    blast_radius: str = "none: read-only"
+
+
+_INVESTIGATE_GPU = Template(
+    "Read the GPU's error counters and remap state on the node",
+    "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT   # run on {host}",
+    "host",
+    "a shell on the node (SSM session or srun -w {host})",
+)
+_KERNEL_LOG_XID = Template(
+    "List the driver's Xid events on the node",
+    "dmesg -T | grep -E 'NVRM: Xid|fallen off the bus'   # run on {host}",
+    "host",
+    "a shell on the node",
+)
+_DCGM_DIAG = Template(
+    "Run DCGM diagnostics on the idle node",
+    "dcgmi diag -r 2   # run on {host}",
+    "host",
+    "no job running on the node; DCGM installed",
+    "the node's GPUs are busy for a few minutes",
+)
+_REBOOT_NODE = Template(
+    "Reboot the node through HyperPod (Slurm: drain it first)",
+    "aws sagemaker batch-reboot-cluster-nodes --cluster-name <cluster-name> --node-ids <instance-id-of-{host}>",
+    "host",
+    "jobs moved off the node; cluster name and the node's instance ID (hyperpod-nccl diagnose shows both)",
+    "the node and every job on it restart",
+)
+_REPLACE_NODE = Template(
+    "Replace the node through HyperPod if the fault returns after a reboot",
+    "aws sagemaker batch-replace-cluster-nodes --cluster-name <cluster-name> --node-ids <instance-id-of-{host}>",
+    "host",
+    "a reboot did not clear the fault",
+    "the instance is terminated and a new one joins; local disk contents are lost",
+)
+_DESCRIBE_POD = Template(
+    "See why the pod's containers ended (state, last state, exit codes, events)",
+    "kubectl describe pod {pod}",
+    "pod",
+    "kubectl access to the job's namespace",
+)
+
+TEMPLATES: dict[str, tuple[Template, ...]] = {
+    "CONTAINER_OOM": (
+        _DESCRIBE_POD,
+        Template(
+            "Find the kernel's OOM-kill records on the node",
+            "dmesg -T | grep -iE 'out of memory|killed process|oom-kill'   # run on {host}",
+            "host",
+            "a shell on the node",
+        ),
+    ),
+    "GPU_XID": (_KERNEL_LOG_XID, _INVESTIGATE_GPU, _DCGM_DIAG, _REBOOT_NODE, _REPLACE_NODE),
+    "GPU_ECC": (_INVESTIGATE_GPU, _KERNEL_LOG_XID, _REBOOT_NODE, _REPLACE_NODE),
+    "NVLINK_ERROR": (
+        Template(
+            "Check NVLink state and error counters",
+            "nvidia-smi nvlink -s; nvidia-smi nvlink -e   # run on {host}",
+            "host",
+            "a shell on the node",
+        ),
+        Template(
+            "Check the fabric manager service (NVSwitch systems)",
+            "systemctl status nvidia-fabricmanager   # run on {host}",
+            "host",
+            "a shell on the node",
+        ),
+        _REBOOT_NODE,
+        _REPLACE_NODE,
+    ),
+    "GPU_ACCESS_LOST": (
+        Template(
+            "Confirm the container cannot see its GPUs",
+            "nvidia-smi   # run inside the affected container",
+            "",
+            "",
+        ),
+        _DESCRIBE_POD,
+    ),
+    "DRIVER_MISMATCH": (
+        Template(
+            "Compare the loaded kernel module with the user-space driver",
+            "cat /proc/driver/nvidia/version; nvidia-smi   # run on {host}",
+            "host",
+            "a shell on the node",
+        ),
+    ),
+    "SHM_TOO_SMALL": (
+        Template(
+            "Check the size and use of /dev/shm where the job runs",
+            "df -B1 /dev/shm   # run inside the job's container on {host}",
+            "host",
+            "a shell in the container",
+        ),
+    ),
+    "MEMLOCK": (
+        Template(
+            "Check the locked-memory limit the training process really has",
+            "grep 'Max locked memory' /proc/$(pgrep -f -o torchrun)/limits   # run on {host}",
+            "host",
+            "a shell on the node while the job runs",
+        ),
+    ),
+    "NCCL_TIMEOUT": (
+        Template(
+            "Dump each rank's Python stacks to find the one that is not in the collective",
+            "py-spy dump --pid <pid-of-training-process>   # run on {host}",
+            "host",
+            "the job still hangs; py-spy installed",
+        ),
+    ),
+    "NET_UNREACHABLE": (
+        Template(
+            "Test that the peer port is reachable from this node",
+            "nc -zv -w 5 <peer-address> <port>   # run on {host}",
+            "host",
+            "a shell on the node",
+        ),
+    ),
+    "MASTER_ADDR_DNS": (
+        Template(
+            "Resolve the master address from inside the job's container",
+            'getent hosts "$MASTER_ADDR"',
+            "",
+            "a shell in a job container",
+        ),
+    ),
+    "POD_PENDING_RESOURCES": (
+        Template(
+            "See what the nodes can allocate",
+            "kubectl describe nodes | grep -A8 -E 'Allocatable|Allocated resources'",
+            "",
+            "kubectl access",
+        ),
+    ),
+    "POD_CRASHLOOP": (_DESCRIBE_POD,),
+    "POD_IMAGE_PULL": (_DESCRIBE_POD,),
+}
+
+
+def _targets(finding: Finding, needs: str) -> list[str]:
+    if needs == "host":
+        hosts = [h for h in finding.hosts if not _POD.match(h)] or finding.hosts
+        return hosts[:MAX_TARGETS] or ["<node>"]
+    if needs == "pod":
+        pods = [h for h in finding.hosts if _POD.match(h)]
+        return pods[:MAX_TARGETS]
+    return [""]
+
+
+def suggested_commands(finding: Finding, captures: dict[str, list[str]]) -> list[SuggestedCommand]:
+    commands: list[SuggestedCommand] = []
+    for template in TEMPLATES.get(finding.code, ()):
+        for target in _targets(finding, template.needs):
+            commands.append(
+                SuggestedCommand(
+                    purpose=template.purpose,
+                    command=template.command.format(host=target, pod=target),
+                    preconditions=template.preconditions.format(host=target),
+                    blast_radius=template.blast_radius,
+                )
+            )
+    return commands
