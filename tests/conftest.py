@@ -1,0 +1,14 @@
+"""Shared test helpers. Area-specific fixtures live in each tests/<area>/conftest.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
