@@ -39,6 +39,7 @@ __all__ = [
     "list_sections",
     "load",
     "parse_markdown",
+    "reference_for_code",
     "resolve",
     "section_for_code",
 ]
@@ -312,6 +313,19 @@ def list_sections() -> list[Section]:
 def section_for_code(code: str) -> Section | None:
     """The section for a finding code, or None when the guide has none."""
     return load().section_for_code(code)
+
+
+def reference_for_code(code: str) -> str:
+    """The reference a finding of ``code`` should carry (``file.md#anchor``).
+
+    Use this rather than assuming a file: most codes live in ``debugging-guide.md``, but
+    performance codes (LOW_BUSBW, STRAGGLER_NODE, WRONG_RESULTS, TEST_FAILED) live in
+    ``performance-testing.md``. Raises KeyError when the guide has no section for the code.
+    """
+    section = section_for_code(code)
+    if section is None:
+        raise KeyError(f"no guide section for finding code {code!r}")
+    return f"{section.file}#{anchor_for_code(code)}"
 
 
 def duplicate_anchors() -> dict[str, list[str]]:
