@@ -37,8 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "explain",
         help="print the guide section for a finding code or reference",
         description=(
-            "Print the section of hyperpod-nccl's remediation guide for a finding code "
-            "(CONTAINER_OOM), a reference as findings print it "
+            "Print the section of hyperpod-nccl's remediation guide for a finding code\n"
+            "(CONTAINER_OOM), a reference as findings print it\n"
             "(debugging-guide.md#container-oom) or a bare anchor (container-oom)."
         ),
         epilog=_EPILOG,
