@@ -1,0 +1,1 @@
+"""The log rule catalog and the engine that runs it."""

@@ -1,0 +1,101 @@
+"""The rule catalog is data; these tests keep it honest."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from hyperpod_nccl.rules.catalog import CatalogError, load_catalog, parse_catalog
+from hyperpod_nccl.rules.engine import HyperscanPrefilter, hyperscan_available
+from hyperpod_nccl.rules.prefilter import prefilter_pattern
+
+CONTRACT_LOG_CODES = {
+    "NCCL_TIMEOUT", "WATCHDOG_HANG", "RENDEZVOUS_FAILURE", "MASTER_ADDR_DNS", "NET_UNREACHABLE",
+    "SOCKET_IFNAME", "EFA_TCP_FALLBACK", "EFA_ERROR", "IB_ERROR", "MEMLOCK", "SHM_TOO_SMALL",
+    "NCCL_VERSION_MISMATCH", "NCCL_TOPOLOGY", "NCCL_INVALID_USAGE", "CUDA_OOM", "CUDA_ERROR",
+    "DRIVER_MISMATCH", "GPU_XID", "GPU_ECC", "NVLINK_ERROR", "GPU_ACCESS_LOST", "CONTAINER_OOM",
+    "RANK_CRASH", "APP_EXCEPTION", "EXTERNAL_SIGNAL", "DISK_FULL", "PEER_EXITED",
+    "POD_PENDING_RESOURCES", "POD_CRASHLOOP", "POD_IMAGE_PULL",
+}  # fmt: skip
+
+CATALOG = load_catalog()
+
+
+def test_every_contract_log_code_is_in_the_catalog_and_has_a_rule() -> None:
+    assert set(CATALOG.codes) == CONTRACT_LOG_CODES
+    emitted = {c for rule in CATALOG.rules for c in rule.possible_codes()}
+    assert emitted == CONTRACT_LOG_CODES
+
+
+@pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
+def test_rule_matches_its_real_examples(rule) -> None:  # type: ignore[no-untyped-def]
+    for example in rule.examples:
+        assert rule.regex.search(example), f"{rule.id} does not match its example {example!r}"
+
+
+@pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
+def test_prefilter_is_a_superset_of_the_rule(rule) -> None:  # type: ignore[no-untyped-def]
+    prefilter = re.compile(prefilter_pattern(rule.pattern))
+    for example in rule.examples:
+        assert prefilter.search(example), f"prefilter of {rule.id} misses {example!r}"
+
+
+@pytest.mark.parametrize("rule", CATALOG.rules, ids=lambda r: r.id)
+def test_rule_has_a_named_source(rule) -> None:  # type: ignore[no-untyped-def]
+    assert rule.source.strip()
+
+
+def test_every_rule_compiles_in_hyperscan() -> None:
+    assert hyperscan_available(), "hyperscan must be installed for the test suite (dev extra)"
+    prefilter = HyperscanPrefilter(CATALOG.rules)
+    assert prefilter.unsupported == ()
+
+
+def test_explanations_point_down_the_tiers() -> None:
+    for info in CATALOG.codes.values():
+        for target in info.explains:
+            assert CATALOG.codes[target].tier > info.tier
+
+
+def test_a_cycle_in_explains_is_rejected_at_load() -> None:
+    text = """
+codes:
+  AA: {priority: P0, tier: 1, title: a, explains: [BB]}
+  BB: {priority: P0, tier: 1, title: b, explains: [AA]}
+rules: []
+"""
+    with pytest.raises(CatalogError, match="cannot explain"):
+        parse_catalog(text)
+
+
+@pytest.mark.parametrize(
+    ("rule_yaml", "message"),
+    [
+        (
+            "{id: x, role: cause, code: AA, pattern: 'a\\sb', examples: [a b], source: s}",
+            "instead of",
+        ),
+        (
+            "{id: x, role: cause, code: NOPE, pattern: 'a', examples: [a], source: s}",
+            "unknown code",
+        ),
+        ("{id: x, role: cause, code: AA, pattern: 'a', source: s}", "real example"),
+        (
+            "{id: x, role: cause, code: AA, pattern: '(', examples: [a], source: s}",
+            "does not compile",
+        ),
+        ("{id: x, role: context, pattern: 'a', examples: [a], source: s}", "emits"),
+    ],
+)
+def test_malformed_rules_are_rejected(rule_yaml: str, message: str) -> None:
+    text = f"codes:\n  AA: {{priority: P0, tier: 1, title: a}}\nrules:\n  - {rule_yaml}\n"
+    with pytest.raises(CatalogError, match=message):
+        parse_catalog(text)
+
+
+def test_catalog_ships_inside_the_package() -> None:
+    import hyperpod_nccl.rules as rules_pkg
+
+    assert (Path(rules_pkg.__file__).parent / "catalog.yaml").is_file()
