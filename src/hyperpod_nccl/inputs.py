@@ -7,12 +7,13 @@ one-line reason naming the path.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 from hyperpod_nccl.model import NotChecked
 
@@ -75,6 +76,25 @@ def _looks_binary(head: bytes) -> bool:
     return control / len(head) > 0.1
 
 
+class _StepwiseReader(io.RawIOBase):
+    """Reads a gzip stream in small steps, so when the data turns out truncated or corrupt
+    everything decompressed before the damage has already been handed on."""
+
+    STEP = 64 * 1024
+
+    def __init__(self, gz: gzip.GzipFile) -> None:
+        self._gz = gz
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        # One decompression step per call: a later call that fails loses nothing handed on.
+        chunk = self._gz.read1(min(self.STEP, len(buffer)))
+        memoryview(buffer)[: len(chunk)] = chunk
+        return len(chunk)
+
+
 @contextmanager
 def open_stream(item: LogInput) -> Iterator[BinaryIO]:
     """Open one input for binary reading; gzip is detected by its magic bytes."""
@@ -96,7 +116,7 @@ def open_stream(item: LogInput) -> Iterator[BinaryIO]:
             raise UnreadableInput(exc.strerror or str(exc)) from exc
         if head.startswith(GZIP_MAGIC):
             with gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-                yield gz  # type: ignore[misc]
+                yield cast(BinaryIO, _StepwiseReader(gz))  # only readinto is used
             return
         if _looks_binary(head):
             raise UnreadableInput("binary file, not text (skipped)")

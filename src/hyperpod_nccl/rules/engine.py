@@ -179,16 +179,27 @@ def _scan_segment(
     hits = prefilter.matches(view[:segment_end])
     if not hits:
         return
-    by_line: dict[int, set[int]] = {}
+    # Per line: the candidate rules and the span of match ends, so a very long line is cut
+    # to a window around its matches rather than to its first few kilobytes.
+    by_line: dict[int, tuple[set[int], int, int]] = {}
     for end, rule_index in hits:
         last_char = max(end - 1, 0)
         start = buf.rfind(b"\n", 0, last_char) + 1
-        by_line.setdefault(start, set()).add(rule_index)
+        entry = by_line.get(start)
+        if entry is None:
+            by_line[start] = ({rule_index}, end, end)
+        else:
+            entry[0].add(rule_index)
+            by_line[start] = (entry[0], min(entry[1], end), max(entry[2], end))
     position = 0
     line_no = line_base + 1
     for start in sorted(by_line):
+        rules, first_end, last_end = by_line[start]
         line_no += buf.count(b"\n", position, start)
         position = start
         stop = buf.find(b"\n", start, segment_end)
         stop = segment_end if stop < 0 else stop
-        yield LineHit(line_no, _decode(bytes(view[start:stop])), tuple(sorted(by_line[start])))
+        if stop - start > MAX_LINE_CHARS:
+            start = max(start, first_end - MAX_LINE_CHARS // 2)
+            stop = min(stop, last_end + MAX_LINE_CHARS // 2)
+        yield LineHit(line_no, _decode(bytes(view[start:stop])), tuple(sorted(rules)))
