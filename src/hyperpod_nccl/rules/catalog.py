@@ -156,7 +156,9 @@ def _check_explains(codes: dict[str, CodeInfo]) -> None:
 
 
 def parse_catalog(text: str) -> Catalog:
-    data = yaml.safe_load(text)
+    # libyaml's loader when present: the catalog loads on every run.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(text, Loader=loader)
     _require(isinstance(data, dict), "catalog must be a mapping with codes and rules")
     codes = {name: _parse_code(name, raw) for name, raw in (data.get("codes") or {}).items()}
     _check_explains(codes)

@@ -22,7 +22,7 @@ from hyperpod_nccl.rules.catalog import Catalog
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
 from hyperpod_nccl.rules.remediation import suggested_commands
-from hyperpod_nccl.rules.titles import compose_title, format_ranks
+from hyperpod_nccl.rules.titles import compose_title, format_hosts, format_ranks
 
 NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "RENDEZVOUS_FAILURE", "NCCL_TIMEOUT")
 _EC2_HOST = re.compile(r"^(?:ip-\d+-\d+-\d+-\d+|i-[0-9a-f]{8,17})")
@@ -77,15 +77,22 @@ def _derive_efa_fallback(
     socket_users = [(ident, occ) for ident, (net, occ) in facts.networks.items() if net == "Socket"]
     if not socket_users:
         return
+    # The fallback is a fact about one host: the OFI plugin was tried there, then NCCL chose
+    # sockets there. Sockets on a host that never tried OFI is another job's normal setup.
+    fell_back = [
+        (ident, occ)
+        for ident, occ in socket_users
+        if (occ.host or occ.identity) in facts.ofi_attempted
+    ]
     socket_hosts = {occ.host for _, occ in socket_users if occ.host}
-    ofi_hosts = set(facts.ofi_attempted)
-    if ofi_hosts or "EFA_TCP_FALLBACK" in builders:
+    if fell_back:
         builder = _builder(builders, catalog, "EFA_TCP_FALLBACK")
-        for _, occ in socket_users[:4]:
+        for _, occ in fell_back[:4]:
             builder.add(occ, "derived-socket-after-ofi", "cause", Status.FAIL, {})
+        hosts = sorted({occ.host or occ.identity for _, occ in fell_back})
         builder.title = (
-            "NCCL fell back to TCP sockets ('Using network Socket') although the aws-ofi-nccl "
-            f"plugin was tried on {len(ofi_hosts) or len(socket_hosts)} host(s)"
+            "NCCL fell back to TCP sockets ('Using network Socket') after trying the aws-ofi-nccl "
+            f"plugin on {format_hosts(hosts)}"
         )
     elif len(socket_hosts) > 1 and all(_EC2_HOST.match(h) for h in socket_hosts):
         builder = _builder(builders, catalog, "EFA_TCP_FALLBACK")

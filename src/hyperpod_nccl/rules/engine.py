@@ -8,9 +8,12 @@ than a chunk is scanned in chunk-sized pieces.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from hyperpod_nccl.rules.catalog import Rule
@@ -60,34 +63,45 @@ class RegexPrefilter:
 
 
 class HyperscanPrefilter:
-    """All rules compiled into one Hyperscan database, scanned in a single pass."""
+    """All rules compiled into one Hyperscan database, scanned in a single pass.
+
+    Compiling the catalog takes a few hundred milliseconds, longer than scanning 100 MB, so the
+    compiled database is cached on disk, keyed by the patterns and the Hyperscan version.
+    """
 
     name = "hyperscan"
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], cache_dir: Path | None = None) -> None:
         assert _hyperscan is not None
-        compiled: list[Rule] = []
+        expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
+        self.unsupported: tuple[str, ...] = ()
+        self._fallback: RegexPrefilter | None = None
+        cache = _cache_file(expressions, cache_dir)
+        db = _load_cached(cache)
+        if db is None:
+            try:
+                db = _compile([r.index for r in rules], expressions)
+            except Exception:  # hyperscan.error: some pattern uses unsupported syntax
+                db = self._compile_supported(rules)
+            else:
+                _store_cached(cache, db)
+        self._db: Any = db
+
+    def _compile_supported(self, rules: Sequence[Rule]) -> Any:
+        """Compile rule by rule to find the unsupported ones; those fall back to `re`."""
+        supported: list[Rule] = []
         leftovers: list[Rule] = []
         for rule in rules:
-            # Check each pattern alone so one unsupported construct costs only that rule.
             try:
-                probe = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
-                probe.compile(
-                    expressions=[prefilter_pattern(rule.pattern).encode()],
-                    flags=[_hyperscan.HS_FLAG_MULTILINE],
-                )
-                compiled.append(rule)
-            except Exception:  # hyperscan.error: unsupported syntax
+                _compile([rule.index], [prefilter_pattern(rule.pattern).encode()])
+                supported.append(rule)
+            except Exception:
                 leftovers.append(rule)
-        self._db: Any = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
-        self._db.compile(
-            expressions=[prefilter_pattern(r.pattern).encode() for r in compiled],
-            ids=[r.index for r in compiled],
-            elements=len(compiled),
-            flags=[_hyperscan.HS_FLAG_MULTILINE] * len(compiled),
-        )
         self._fallback = RegexPrefilter(leftovers) if leftovers else None
         self.unsupported = tuple(r.id for r in leftovers)
+        return _compile(
+            [r.index for r in supported], [prefilter_pattern(r.pattern).encode() for r in supported]
+        )
 
     def matches(self, data: memoryview) -> list[tuple[int, int]]:
         hits: list[tuple[int, int]] = []
@@ -100,6 +114,47 @@ class HyperscanPrefilter:
         if self._fallback is not None:
             hits.extend(self._fallback.matches(data))
         return hits
+
+
+def _compile(ids: list[int], expressions: list[bytes]) -> Any:
+    db = _hyperscan.Database(mode=_hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=expressions,
+        ids=ids,
+        elements=len(expressions),
+        flags=[_hyperscan.HS_FLAG_MULTILINE] * len(expressions),
+    )
+    return db
+
+
+def _cache_file(expressions: list[bytes], cache_dir: Path | None) -> Path | None:
+    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    digest = hashlib.sha256(b"\0".join(expressions))
+    digest.update(str(getattr(_hyperscan, "__version__", "")).encode())
+    return base / "hyperpod-nccl" / f"hyperscan-{digest.hexdigest()[:32]}.db"
+
+
+def _load_cached(path: Path | None) -> Any:
+    if path is None:
+        return None
+    try:
+        db = _hyperscan.loadb(path.read_bytes(), _hyperscan.HS_MODE_BLOCK)
+        db.scratch = _hyperscan.Scratch(db)
+        return db
+    except Exception:  # no cache yet, unreadable, or from another build: compile instead
+        return None
+
+
+def _store_cached(path: Path | None, db: Any) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(_hyperscan.dumpb(db))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs the compile time next run
 
 
 def make_prefilter(rules: Sequence[Rule], backend: str = "auto") -> Prefilter:

@@ -49,8 +49,11 @@ class Facts:
             handler(captures, occ)
 
     def _record_nccl_version(self, captures: dict[str, str], occ: Occurrence) -> None:
+        # Only NCCL's own init banner ("NCCL version 2.21.5+cuda12.4") counts: a version quoted
+        # inside a PyTorch error is the same process's version said again, and comparing it
+        # with banners from other logs pasted together would invent a mismatch.
         version = captures.get("nccl_version")
-        if not version:
+        if not version or not captures.get("nccl_banner"):
             return
         by_identity = self.nccl_versions.setdefault(version, {})
         if len(by_identity) < MAX_IDENTITIES:
