@@ -59,7 +59,7 @@ class LogAnalyzer:
                 stats.lines,
                 stats.long_lines,
             )
-            self._check_nvls_stall(name, source.lines)
+            self._check_nvls_stall(name)
         return source
 
     def _process(
@@ -121,15 +121,14 @@ class LogAnalyzer:
             if xid not in xids and len(xids) < 50:
                 xids.append(xid)
 
-    def _check_nvls_stall(self, source: str, total_lines: int) -> None:
-        """An NCCL init that ends in NVLS setup, with no Init COMPLETE after it, hung there."""
+    def _check_nvls_stall(self, source: str) -> None:
+        """A process whose NCCL init reached NVLS setup and never printed Init COMPLETE after
+        it hung there (the line is the last NCCL prints before the hang)."""
         facts = self.result.facts
         for key, occ in list(facts.nvls.items()):
             if key[0] != source:
                 continue
-            completed_after = facts.init_complete.get(key, 0) > occ.line_no
-            at_end = occ.line_no >= total_lines - 2
-            if not completed_after and at_end:
+            if facts.init_complete.get(key, 0) <= occ.line_no:
                 self.result.stalled_nvls.append(occ)
             del facts.nvls[key]
 

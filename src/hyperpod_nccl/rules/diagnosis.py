@@ -3,8 +3,9 @@
 Root-cause ranking, in order:
 1. a finding explained by another present finding (catalog `explains`, or a rule's own
    `explained_by`) is a symptom, never the root cause;
-2. among the rest, lines from `cause` rules beat `symptom` rules (a timeout or a reset alone
-   is a root cause only when nothing deeper shows);
+2. among the rest, lines from `cause` rules beat findings derived only from context ("weak":
+   NCCL versions differing between init banners, an init that stops in NVLS setup), which beat
+   `symptom` rules (a timeout or a reset alone is a root cause only when nothing deeper shows);
 3. then the earliest by timestamp (when both have one), then the deeper tier, then the first
    seen in the input, then the lowest rank.
 """
@@ -24,6 +25,11 @@ from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
 from hyperpod_nccl.rules.remediation import suggested_commands
 from hyperpod_nccl.rules.titles import compose_title, format_hosts, format_ranks
 
+# A version difference seen only in NCCL's banners is weaker evidence than a failing line: it
+# outranks symptoms (timeouts, resets) but never a line that shows a cause, and with no
+# failure at all it is only a warning.
+VERSION_RULE = "derived-nccl-version-differs"
+_ROLE_RANK = {"cause": 0, "weak": 1, "symptom": 2}
 NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "RENDEZVOUS_FAILURE", "NCCL_TIMEOUT")
 _EC2_HOST = re.compile(r"^(?:ip-\d+-\d+-\d+-\d+|i-[0-9a-f]{8,17})")
 _BAD_INTERFACE = re.compile(r"^(?:lo|docker\d*|virbr\d*|veth.*)$")
@@ -41,19 +47,11 @@ def _derive_version_mismatch(
     if len(facts.nccl_versions) > 1:
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
         groups = sorted(facts.nccl_versions.items(), key=lambda kv: -len(kv[1]))
-        majority = groups[0][0]
         summary = {v: sorted(ids)[:20] for v, ids in facts.nccl_versions.items()}
         builder.details["nccl_versions"] = summary
         for version, identities in groups:
             for occ in list(identities.values())[:3]:
-                role = "cause" if version != majority else "context"
-                builder.add(
-                    occ,
-                    "derived-nccl-version-differs",
-                    role,
-                    Status.FAIL,
-                    {"nccl_version": version},
-                )
+                builder.add(occ, VERSION_RULE, "weak", Status.FAIL, {"nccl_version": version})
         builder.title = "NCCL versions differ across ranks: " + ", ".join(
             f"{v} ({len(ids)} {'process' if len(ids) == 1 else 'processes'})" for v, ids in groups
         )
@@ -134,11 +132,21 @@ def _derive_nvls_stall(
         return
     builder = _builder(builders, catalog, "NCCL_TOPOLOGY")
     for occ in analysis.stalled_nvls[:6]:
-        builder.add(occ, "derived-nvls-stall", "cause", Status.FAIL, {})
+        builder.add(occ, "derived-nvls-stall", "weak", Status.FAIL, {})
     if builder.title is None:
         builder.title = (
             "NCCL initialisation stopped during NVLS (NVLink SHARP) setup and never completed"
         )
+
+
+def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
+    """Banner-only version differences with no failure anywhere are a warning, not a FAIL."""
+    builder = builders.get("NCCL_VERSION_MISMATCH")
+    if builder is None or set(builder.contributions) != {VERSION_RULE}:
+        return
+    others_fail = any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code)
+    if not others_fail:
+        builder.status = Status.WARN
 
 
 def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None:
@@ -166,10 +174,13 @@ def _effective_rules(builder: FindingBuilder, catalog: Catalog, present: set[str
     return effective
 
 
+def _role_rank(builder: FindingBuilder) -> int:
+    return min((_ROLE_RANK.get(role, 2) for role in builder.roles), default=2)
+
+
 def _compare(a: FindingBuilder, b: FindingBuilder) -> int:
-    a_cause, b_cause = "cause" in a.roles, "cause" in b.roles
-    if a_cause != b_cause:
-        return -1 if a_cause else 1
+    if _role_rank(a) != _role_rank(b):
+        return _role_rank(a) - _role_rank(b)
     a_first, b_first = a.first_occurrence(), b.first_occurrence()
     a_time = time_key(a_first.timestamp) if a_first else None
     b_time = time_key(b_first.timestamp) if b_first else None
@@ -202,7 +213,12 @@ def rank_root_cause(
                     reach.append(target)
                     frontier.append(target)
         explains[code] = sorted(reach)
-    explained = {target for code in active for target in explains[code]}
+    explained = {
+        target
+        for code in active
+        for target in explains[code]
+        if not (_role_rank(failing[code]) == 1 and "cause" in failing[target].roles)
+    }
     candidates = [b for code, b in failing.items() if code in active and code not in explained]
     if not candidates:
         return None, explains
@@ -271,6 +287,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_efa_fallback(facts, builders, catalog)
     _derive_socket_ifname(facts, builders, catalog)
     _derive_nvls_stall(analysis, builders, catalog)
+    _settle_weak_version_mismatch(builders)
     _map_process_ranks(builders.values(), facts)
     root, explains = rank_root_cause(builders, catalog)
     findings: list[Finding] = []

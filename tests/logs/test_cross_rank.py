@@ -1,0 +1,113 @@
+"""Reasoning across ranks: versions, the ranks that fell behind, benign lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hyperpod_nccl.api import analyze_logs
+
+# Real NCCL banner and watchdog line shapes (tests/fixtures/corpus/dev.jsonl, b073 and a055).
+BANNER = "ip-10-0-{n}-5:9822:9822 [0] NCCL INFO NCCL version {v}+cuda12.9"
+COMM = "ip-10-0-{n}-5:9822:9928 [0] NCCL INFO comm 0x55d0e1 rank {r} nranks 4 cudaDev 0 busId 53000 commId 0x1b2 - Init COMPLETE"
+WATCHDOG = "[rank{r}]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank {r}] Timeout at NCCL work: {seq}, last enqueued NCCL work: {enq}, last completed NCCL work: {done}."
+WATCHDOG2 = "[rank{r}]:[E ProcessGroupNCCL.cpp:737] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600123 milliseconds before timing out."
+
+
+def _report(tmp_path: Path, files: dict[str, list[str]]) -> dict[str, Any]:
+    for name, lines in files.items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return analyze_logs([str(tmp_path)]).to_dict()
+
+
+def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    return next(f for f in report["findings"] if f["code"] == code)
+
+
+def test_different_nccl_versions_across_ranks_explain_the_timeout(tmp_path: Path) -> None:
+    files = {
+        f"rank{r}.log": [
+            BANNER.format(n=r, v="2.21.5" if r < 3 else "2.18.1"),
+            WATCHDOG2.format(r=r, seq=12),
+        ]
+        for r in range(4)
+    }
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "NCCL_VERSION_MISMATCH"
+    mismatch = _finding(report, "NCCL_VERSION_MISMATCH")
+    assert "2.21.5" in mismatch["title"] and "2.18.1" in mismatch["title"]
+    assert "NCCL_TIMEOUT" in mismatch["explains"]
+
+
+def test_version_difference_without_any_failure_is_only_a_warning(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": [BANNER.format(n=r, v="2.21.5" if r else "2.18.1")] for r in range(2)}
+    report = _report(tmp_path, files)
+    assert report["root_cause"] is None
+    assert _finding(report, "NCCL_VERSION_MISMATCH")["status"] == "WARN"
+
+
+def test_a_failing_line_outranks_a_banner_version_difference(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": [BANNER.format(n=r, v="2.21.5" if r else "2.18.1")] for r in range(2)}
+    files["rank1.log"].append(
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 79.10 GiB"
+    )
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "CUDA_OOM"
+
+
+def test_ranks_that_enqueued_fewer_collectives_are_named(tmp_path: Path) -> None:
+    files = {
+        "rank0.log": [WATCHDOG.format(r=0, seq=6075, enq=6139, done=6074)],
+        "rank1.log": [WATCHDOG.format(r=1, seq=6075, enq=6139, done=6074)],
+        "rank2.log": [WATCHDOG.format(r=2, seq=6070, enq=6070, done=6069)],
+    }
+    report = _report(tmp_path, files)
+    stalled = _finding(report, "STALLED_RANKS")
+    assert stalled["status"] == "WARN"
+    assert stalled["ranks"] == [2]
+    assert stalled["details"]["seq"] == 6075
+    assert "rank 2 did not reach collective" in stalled["title"]
+
+
+def test_ranks_missing_from_the_timeout_are_named_when_world_size_is_known(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": [COMM.format(n=r, r=r)] for r in range(4)}
+    for r in (0, 1, 3):
+        files[f"rank{r}.log"].append(WATCHDOG2.format(r=r, seq=749))
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+    stalled = _finding(report, "STALLED_RANKS")
+    assert stalled["ranks"] == [2]
+    assert stalled["details"]["silent_ranks"] == [2]
+    assert _finding(report, "NCCL_TIMEOUT")["ranks"] == [0, 1, 3]
+
+
+def test_known_benign_lines_never_fail(tmp_path: Path) -> None:
+    benign = [
+        "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be retrieved (gai error: -2 - Name or service not known).",
+        "kolyoz2:25146:25852 [0] NCCL INFO [Service thread] Connection closed by localRank 0",
+        "[1,0]<stdout>:test-nccl-efa-worker-0:21:21 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v5 symbol.",
+    ]
+    report = _report(tmp_path, {"rank0.log": benign * 50})
+    assert report["root_cause"] is None and report["issues_found"] == 0
+
+
+def test_root_cause_names_rank_and_host_from_prefixes(tmp_path: Path) -> None:
+    lines = [
+        "[1,5]<stdout>:p5-worker-1:29880:30398 [5] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+        "[1,2]<stdout>:p5-worker-0:29881:30401 [2] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer p5-worker-1<51159>",
+    ]
+    report = _report(tmp_path, {"mpirun.out": lines})
+    root = _finding(report, "CUDA_OOM")
+    assert report["root_cause"] == "CUDA_OOM"
+    assert root["ranks"] == [5] and root["hosts"] == ["p5-worker-1"]
+    assert root["explains"] == ["PEER_EXITED"]
+    assert root["evidence"][0]["source"].endswith("mpirun.out:1")
+
+
+def test_first_seen_uses_timestamps_across_files(tmp_path: Path) -> None:
+    files = {
+        "a.log": ["2026-11-29T10:12:00Z OSError: [Errno 28] No space left on device"],
+        "b.log": ["2026-11-29T10:10:01Z OSError: [Errno 28] No space left on device"],
+    }
+    report = _report(tmp_path, files)
+    assert _finding(report, "DISK_FULL")["first_seen"] == "2026-11-29T10:10:01Z"
