@@ -17,7 +17,9 @@ from hyperpod_nccl.snapshot import Snapshot
 CheckFunction = Callable[[Snapshot], list[Finding]]
 
 # Modules that register checks, imported on first use. Each area adds its module here.
-CHECK_MODULES: list[str] = []
+CHECK_MODULES: list[str] = [
+    "hyperpod_nccl.checks.slurm",
+]
 
 
 @dataclass(frozen=True)
