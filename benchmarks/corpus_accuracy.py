@@ -1,0 +1,113 @@
+"""Root-cause accuracy of `analyze_logs` on the labelled real-log corpora.
+
+Two ways per corpus:
+- alone: each excerpt is one log file;
+- spread: each excerpt is cut into pieces spread over four rank files among long stretches
+  of real healthy NCCL output, training progress and benign warnings (tests/logs/logmix.py,
+  the same mixing the corpus tests use). A rule that fires on healthy output, or a cause
+  drowned by noise, shows up here.
+
+A case is right when root_cause equals its label (HEALTHY: root_cause is null and no
+finding FAILs). Prints accuracy per corpus and per label, then the misses. Always exits 0:
+it measures, the tests assert.
+
+    .venv/bin/python benchmarks/corpus_accuracy.py [CORPUS.jsonl ...]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hyperpod_nccl.api import analyze_logs
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS_DIR = ROOT / "tests" / "fixtures" / "corpus"
+DEFAULT_CORPORA = (CORPUS_DIR / "dev.jsonl", CORPUS_DIR / "extra.jsonl")
+
+sys.path.insert(0, str(ROOT / "tests" / "logs"))
+from logmix import spread_case  # noqa: E402  (test helper, importable once on the path)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    label: str
+    log: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    case: Case
+    root_cause: str | None
+    fails: tuple[str, ...]
+
+    @property
+    def right(self) -> bool:
+        if self.case.label == "HEALTHY":
+            return self.root_cause is None and not self.fails
+        return self.root_cause == self.case.label
+
+
+def load_cases(path: Path) -> list[Case]:
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return [Case(r["id"], r["label"], r["log"]) for r in rows]
+
+
+def judge(case: Case, paths: Sequence[str]) -> Outcome:
+    report: dict[str, Any] = analyze_logs(paths).to_dict()
+    fails = tuple(f["code"] for f in report["findings"] if f["status"] == "FAIL")
+    return Outcome(case, report["root_cause"], fails)
+
+
+def run_alone(case: Case, workdir: Path) -> Outcome:
+    path = workdir / f"{case.id}.log"
+    path.write_text(case.log, "utf-8")
+    return judge(case, [str(path)])
+
+
+def run_spread(case: Case, workdir: Path) -> Outcome:
+    job = workdir / f"{case.id}-spread"
+    job.mkdir()
+    spread_case(case.log, job, random.Random(case.id))
+    return judge(case, [str(job)])
+
+
+def report(title: str, outcomes: Sequence[Outcome]) -> None:
+    right = sum(o.right for o in outcomes)
+    total = len(outcomes)
+    share = right / total if total else 0.0
+    print(f"{title}: {right}/{total} = {share:.1%}")
+    by_label: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_label[outcome.case.label].append(outcome)
+    for label in sorted(by_label):
+        group = by_label[label]
+        print(f"  {label:<24} {sum(o.right for o in group)}/{len(group)}")
+    for o in outcomes:
+        if not o.right:
+            print(
+                f"  MISS {o.case.id} label={o.case.label} got={o.root_cause} fails={list(o.fails)}"
+            )
+
+
+def main(argv: Sequence[str]) -> int:
+    corpora = [Path(a) for a in argv] or [p for p in DEFAULT_CORPORA if p.exists()]
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        for path in corpora:
+            cases = load_cases(path)
+            report(f"{path.name} alone", [run_alone(c, workdir) for c in cases])
+            report(f"{path.name} spread", [run_spread(c, workdir) for c in cases])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
