@@ -34,13 +34,18 @@ TORCHRUN="$(dirname "$PY")/torchrun"
 D="$OUT/cpu"
 mkdir -p "$D"
 CMDS="$D/COMMANDS.txt"
-: > "$CMDS"
+REC="$OUT/.records"          # one record per capture; joined into COMMANDS.txt
+mkdir -p "$REC"
+ONLY=${ONLY:-}               # optional regex: (re)run only the matching captures
+ORDER=()
 export PYTHONUNBUFFERED=1
 cd /tmp || exit 1   # run from a neutral directory
 
 # cap FILE TIMEOUT_S COMMAND_STRING   (bash -c, stdout+stderr -> cpu/FILE)
 cap() {
   local name=$1 to=$2 cmd=$3 t0 t1 rc s0=$SECONDS
+  ORDER+=("$name")
+  if [ -n "$ONLY" ] && ! [[ $name =~ $ONLY ]]; then return; fi
   t0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   timeout -k 10 "$to" bash -c "$cmd" > "$D/$name" 2>&1 < /dev/null
   rc=$?
@@ -54,7 +59,7 @@ cap() {
     echo "end_utc: $t1"
     echo "seconds: $((SECONDS - s0))"
     echo
-  } >> "$CMDS"
+  } > "$REC/$name"
   echo "done $name rc=$rc $((SECONDS - s0))s $(stat -c %s "$D/$name")B"
 }
 
@@ -75,21 +80,24 @@ cap master-addr-dns-torchrun-static.log 90 "$TORCHRUN --nnodes=2 --node_rank=1 -
 cap master-addr-dns-torchrun-c10d.log 90 "$TORCHRUN --nnodes=2 --nproc_per_node=1 --rdzv-backend=c10d --rdzv-endpoint=no-such-master.invalid:29619 --rdzv-id=capture --rdzv-conf read_timeout=15,join_timeout=30 $JOB healthy --backend gloo"
 cap master-addr-dns-env-init.log 60 "MASTER_ADDR=no-such-master.invalid MASTER_PORT=29620 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15"
 
-cap master-port-in-use-torchrun-static.log 60 "$PY $HOLD listen 29621 45 & H=\$!; sleep 2; $TR --master_port=29621 --rdzv-conf timeout=15 $JOB healthy --backend gloo; rc=\$?; kill \$H; exit \$rc"
-cap master-port-in-use-env-init.log 60 "$PY $HOLD listen 29622 45 & H=\$!; sleep 2; MASTER_ADDR=127.0.0.1 MASTER_PORT=29622 RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15; rc=\$?; kill \$H; exit \$rc"
-cap master-port-in-use-torchrun-c10d.log 90 "$PY $HOLD listen 29623 75 & H=\$!; sleep 2; $TORCHRUN --nnodes=1 --nproc_per_node=2 --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:29623 --rdzv-id=capture --rdzv-conf read_timeout=15,join_timeout=30 $JOB healthy --backend gloo; rc=\$?; kill \$H; exit \$rc"
+cap master-port-in-use-torchrun-static.log 60 "$PY $HOLD listen 29621 45 & H=\$!; sleep 2; $TR --master_port=29621 --rdzv-conf timeout=15 $JOB healthy --backend gloo; rc=\$?; kill \$H 2>/dev/null; exit \$rc"
+cap master-port-in-use-env-init.log 60 "$PY $HOLD listen 29622 45 & H=\$!; sleep 2; MASTER_ADDR=127.0.0.1 MASTER_PORT=29622 RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15; rc=\$?; kill \$H 2>/dev/null; exit \$rc"
+cap master-port-in-use-torchrun-c10d.log 150 "$PY $HOLD listen 29623 130 & H=\$!; sleep 2; $TORCHRUN --nnodes=1 --nproc_per_node=2 --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:29623 --rdzv-id=capture --rdzv-conf read_timeout=15,join_timeout=30 $JOB healthy --backend gloo; rc=\$?; kill \$H 2>/dev/null; exit \$rc"
 
 cap connection-refused-torchrun-static.log 90 "$TORCHRUN --nnodes=2 --node_rank=1 --nproc_per_node=1 --master_addr=127.0.0.1 --master_port=29624 --rdzv-conf timeout=15 $JOB healthy --backend gloo"
 cap connection-refused-env-init.log 60 "MASTER_ADDR=127.0.0.1 MASTER_PORT=29625 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15"
-cap connect-timeout-syn-dropped-torchrun-static.log 90 "$PY $HOLD fullbacklog 29626 75 & H=\$!; sleep 2; $TORCHRUN --nnodes=2 --node_rank=1 --nproc_per_node=1 --master_addr=127.0.0.1 --master_port=29626 --rdzv-conf timeout=15 $JOB healthy --backend gloo; rc=\$?; kill \$H; exit \$rc"
-cap connect-timeout-syn-dropped-env-init.log 60 "$PY $HOLD fullbacklog 29627 45 & H=\$!; sleep 2; MASTER_ADDR=127.0.0.1 MASTER_PORT=29627 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15; rc=\$?; kill \$H; exit \$rc"
+cap connection-refused-env-init-localhost-debug-detail.log 60 "TORCH_DISTRIBUTED_DEBUG=DETAIL TORCH_CPP_LOG_LEVEL=INFO MASTER_ADDR=localhost MASTER_PORT=29633 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 10"
+cap connect-timeout-syn-dropped-torchrun-static.log 90 "$PY $HOLD fullbacklog 29626 75 & H=\$!; sleep 2; $TORCHRUN --nnodes=2 --node_rank=1 --nproc_per_node=1 --master_addr=127.0.0.1 --master_port=29626 --rdzv-conf timeout=15 $JOB healthy --backend gloo; rc=\$?; kill \$H 2>/dev/null; exit \$rc"
+cap connect-timeout-syn-dropped-env-init.log 60 "$PY $HOLD fullbacklog 29627 45 & H=\$!; sleep 2; MASTER_ADDR=127.0.0.1 MASTER_PORT=29627 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15; rc=\$?; kill \$H 2>/dev/null; exit \$rc"
 
 cap store-wait-timeout-node1-missing-torchrun-static.log 90 "$TORCHRUN --nnodes=2 --node_rank=0 --nproc_per_node=1 --master_addr=127.0.0.1 --master_port=29628 --rdzv-conf timeout=15 $JOB healthy --backend gloo --timeout-s 15"
 cap store-wait-timeout-rank1-missing-env-init.log 60 "MASTER_ADDR=127.0.0.1 MASTER_PORT=29629 RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 $PY $JOB healthy --backend gloo --timeout-s 15"
 cap rendezvous-timeout-node1-missing-torchrun-c10d.log 90 "$TORCHRUN --nnodes=2 --nproc_per_node=1 --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:29630 --rdzv-id=capture --rdzv-conf join_timeout=20 $JOB healthy --backend gloo"
+cap rendezvous-timeout-node1-missing-torchrun-c10d-loglevel-info.log 90 "LOGLEVEL=INFO $TORCHRUN --nnodes=2 --nproc_per_node=1 --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:29634 --rdzv-id=capture --rdzv-conf join_timeout=20 $JOB healthy --backend gloo"
 
 # ------------------------------------------------ signals to the torchrun agent
 cap torchrun-agent-sigterm.log 90 "$TR --master_port=29631 $JOB sleep --backend gloo --sleep-s 120 & A=\$!; sleep 12; echo \"[capture] kill -TERM \$A (torchrun agent)\"; kill -TERM \$A; wait \$A; rc=\$?; echo \"[capture] torchrun exit status \$rc\"; exit \$rc"
 cap torchrun-agent-sighup.log 90 "$TR --master_port=29632 $JOB sleep --backend gloo --sleep-s 120 & A=\$!; sleep 12; echo \"[capture] kill -HUP \$A (torchrun agent)\"; kill -HUP \$A; wait \$A; rc=\$?; echo \"[capture] torchrun exit status \$rc\"; exit \$rc"
 
+for n in "${ORDER[@]}"; do [ -f "$REC/$n" ] && cat "$REC/$n"; done > "$CMDS"
 ls -la "$D"
