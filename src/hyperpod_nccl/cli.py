@@ -19,6 +19,7 @@ from hyperpod_nccl.exit_codes import EXIT_CODE_HELP, ExitCode, InputError, Usage
 COMMAND_MODULES = [
     "hyperpod_nccl.commands.logs",
     "hyperpod_nccl.commands.explain",
+    "hyperpod_nccl.commands.probe",
 ]
 
 

@@ -19,6 +19,10 @@ CheckFunction = Callable[[Snapshot], list[Finding]]
 # Modules that register checks, imported on first use. Each area adds its module here.
 CHECK_MODULES: list[str] = [
     "hyperpod_nccl.checks.slurm",
+    "hyperpod_nccl.checks.node_gpu",
+    "hyperpod_nccl.checks.node_efa",
+    "hyperpod_nccl.checks.node_host",
+    "hyperpod_nccl.checks.node_cross",
 ]
 
 

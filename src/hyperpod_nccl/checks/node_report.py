@@ -1,0 +1,51 @@
+"""Turn a Snapshot holding node probe results into a Report: the node checks' findings, every
+node that could not be probed as a not-checked entry, and a summary that counts every FAIL by
+node."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hyperpod_nccl.checks import run_checks
+from hyperpod_nccl.checks.node_common import nodes_in, reached
+from hyperpod_nccl.model import NotChecked, Report, Status
+from hyperpod_nccl.snapshot import Snapshot
+
+AREA = "node"
+
+
+def node_findings_summary(report: Report) -> dict[str, Any]:
+    by_node: Counter[str] = Counter()
+    for f in report.findings:
+        if f.status is Status.FAIL:
+            by_node.update(f.hosts or ["(cluster)"])
+    return {
+        "failures": len(report.failures),
+        "failures_by_node": dict(sorted(by_node.items())),
+        "nodes_with_failures": len(by_node),
+    }
+
+
+def node_report(snapshot: Snapshot, command: str = "probe") -> Report:
+    nodes = nodes_in(snapshot)
+    unreachable = {
+        n: snapshot.why_missing(f"nodes/{n}/session.json") or "not probed"
+        for n in nodes
+        if not reached(snapshot, n)
+    }
+    report = Report(
+        command=command,
+        findings=run_checks(snapshot, areas=[AREA]),
+        not_checked=[NotChecked(f"node {n}", reason) for n, reason in sorted(unreachable.items())],
+    )
+    run = snapshot.meta.get("node_probe") or {}
+    report.summary = {
+        "nodes": len(nodes),
+        "reached": len(nodes) - len(unreachable),
+        "unreachable": len(unreachable),
+        "transport": run.get("transport"),
+        "elapsed_s": run.get("elapsed_s"),
+        **node_findings_summary(report),
+    }
+    return report
