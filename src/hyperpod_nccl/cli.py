@@ -18,6 +18,7 @@ from hyperpod_nccl.exit_codes import EXIT_CODE_HELP, ExitCode, InputError, Usage
 # Command modules, in the order `--help` lists them.
 COMMAND_MODULES = [
     "hyperpod_nccl.commands.logs",
+    "hyperpod_nccl.commands.perf",
     "hyperpod_nccl.commands.explain",
     "hyperpod_nccl.commands.probe",
 ]

@@ -1,0 +1,146 @@
+"""`hyperpod-nccl perf PATH...`: read nccl-tests results and per-rank progress, name slow nodes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+
+from hyperpod_nccl.commands.common import add_output_options, exit_code_for
+from hyperpod_nccl.exit_codes import ExitCode, UsageError
+from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
+from hyperpod_nccl.perf.expected import INSTANCE_TYPES
+from hyperpod_nccl.perf.render import PERF_FORMATS, render_perf
+
+EXAMPLES = """examples:
+  hyperpod-nccl perf nccl-tests.out                       # one nccl-tests run
+  hyperpod-nccl perf pair-sweep/ --format html -o perf.html   # every pair of a sweep, with charts
+  hyperpod-nccl perf run.log --instance-type p5.48xlarge     # compare with the guide's figure
+  hyperpod-nccl perf run.log --expected-busbw 480            # compare with your own baseline
+  hyperpod-nccl perf nccl_trace_rank_* nccl-debug/           # flight recorder dumps, NCCL COLL logs
+  hyperpod-nccl perf --world-size 1024                       # suggested collective timeout only
+
+What it finds: STRAGGLER_NODE, LOW_BUSBW, WRONG_RESULTS, TEST_FAILED, STALLED_RANKS
+(see performance-testing.md in the guide: hyperpod-nccl explain STRAGGLER_NODE).
+"""
+
+
+def _positive(kind: type[float] | type[int], noun: str) -> Callable[[str], float]:
+    """An argparse type: a number of the given kind, above zero."""
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+        return value
+
+    return parse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "perf",
+        help="analyse nccl-tests results (stragglers, low or wrong results) and lagging ranks",
+        description=(
+            "Analyse nccl-tests output (text or JSON, any collective, any number of runs, pair "
+            "sweeps) for straggler nodes, low bus bandwidth, wrong results and failed or hung "
+            "runs; and flight recorder dumps or NCCL COLL debug logs for ranks that did not reach "
+            "a collective. Read-only."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="file, .gz file, directory, or - for stdin"
+    )
+    expect = parser.add_argument_group("what to expect")
+    expect.add_argument(
+        "--instance-type",
+        choices=[t.name for t in INSTANCE_TYPES],
+        help="instance type of the nodes (default: inferred from the GPU model when unambiguous)",
+    )
+    expect.add_argument(
+        "--transport",
+        choices=("efa", "ib", "socket"),
+        help="network transport of the runs (default: from NCCL INFO lines when present)",
+    )
+    expect.add_argument(
+        "--expected-busbw",
+        type=_positive(float, "a number"),
+        metavar="GBPS",
+        help="your baseline busbw at large sizes in GB/s, measured on healthy nodes (preferred over the guide's figures)",
+    )
+    expect.add_argument(
+        "--world-size",
+        type=_positive(int, "a whole number"),
+        metavar="GPUS",
+        help="GPUs in the training job: print a suggested collective timeout (a heuristic)",
+    )
+    add_output_options(parser)
+    for action in parser._actions:
+        if action.dest == "format":
+            action.choices = PERF_FORMATS
+            action.help = "report format: text, json, markdown or html (default: text)"
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _write(path: str, text: str) -> None:
+    """Write the report next to its final name, then move it into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"--output: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"--output: {path} is a directory")
+    fd, tmp = tempfile.mkstemp(prefix=".hyperpod-nccl-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        # mkstemp makes the file private; give it the permissions a plain write would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UsageError(f"--output: cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.paths and not args.world_size:
+        raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
+    options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
+    report = analyze_perf(args.paths, options)
+    for item in report.not_checked:
+        print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
+    text = render_perf(report, args.format, sys.stdout)
+    if args.output:
+        _write(args.output, text)
+        print(f"hyperpod-nccl: wrote the {args.format} report to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    code = exit_code_for(report, args.fail_on)
+    if args.paths and report.summary.get("inputs_read", 0) == 0:
+        print("error: none of the inputs could be read", file=sys.stderr)
+        return ExitCode.NO_INPUT
+    if (
+        args.paths
+        and not report.summary.get("runs_found")
+        and not report.summary.get("progress")
+        and not any(f.code == "STALLED_RANKS" for f in report.findings)
+    ):
+        print(
+            "error: no nccl-tests output, flight recorder dump or NCCL COLL lines in the inputs",
+            file=sys.stderr,
+        )
+        return ExitCode.NO_INPUT
+    return code

@@ -1,0 +1,582 @@
+"""Per-rank progress in a live or hung job: which ranks did not reach which collective.
+
+Three kinds of evidence, each read per communicator or process group:
+
+- ``NCCL_DEBUG=INFO`` with ``NCCL_DEBUG_SUBSYS=COLL`` (typically one ``NCCL_DEBUG_FILE`` per
+  process): NCCL logs every collective as it is enqueued, with the communicator's operation
+  counter (``AllReduce: opCount 139e ... comm 0x... [nranks=128]``). The last opCount of each
+  process is how far it got. Init lines (``comm 0x... rank 3 nranks 8 ... Init COMPLETE``)
+  give the rank of each communicator.
+- PyTorch Flight Recorder dumps (flight_recorder.py): per process group, the last collective
+  sequence number enqueued, started and completed, and the recent entries.
+- The text output of PyTorch's analyzer (``torchfrtrace`` / ``fr_trace``: ``Not all ranks
+  joining collective ... missing ranks: {1}``) and of the TorchComms collectives table.
+
+Findings use STALLED_RANKS with the meaning the ``logs`` command gives it (WARN, P1, ``ranks``
+= the ranks that fell behind, ``details`` with ``seq`` and ``op``), and NCCL_INVALID_USAGE when
+ranks disagree on which collective a sequence number is (a mismatch that hangs the job).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from hyperpod_nccl.inputs import UnreadableInput, expand
+from hyperpod_nccl.model import Evidence, Finding, NotChecked, Priority, Status
+from hyperpod_nccl.perf import flight_recorder
+from hyperpod_nccl.perf.common import reference
+from hyperpod_nccl.perf.reader import Content, open_content
+from hyperpod_nccl.rules.titles import format_hosts, format_ranks
+
+_COLL = re.compile(
+    r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] NCCL INFO "
+    r"(?P<op>[A-Za-z]+): opCount (?P<opcount>[0-9a-fA-F]+)\b(?P<rest>.*)"
+)
+_COMM = re.compile(r"\bcomm (?P<comm>0x[0-9a-fA-F]+)")
+_NRANKS = re.compile(r"\[nranks=(?P<n>\d+)\]")
+_INIT = re.compile(
+    r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO .*?\bcomm (?P<comm>0x[0-9a-fA-F]+) "
+    r"rank (?P<rank>\d+) nranks (?P<n>\d+)\b.*?(?:commId (?P<commid>0x[0-9a-fA-F]+))?.*Init (?:COMPLETE|START)"
+)
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)")
+_NOT_JOINING = re.compile(
+    r"Not all ranks joining collective,?\s*(?:sequence number:\s*)?(?P<seq>\d+)(?:\s+at entry\s+(?P<entry>\d+))?"
+)
+_DESYNC = re.compile(
+    r"\[(?P<rank>\d+)\] finished collective #(?P<done>\d+), but didn't join collective #(?P<seq>\d+)"
+)
+_FR_FIELD = re.compile(
+    r"^\s*(?P<key>group info|collective|missing ranks|world size|expected ranks|collective state):\s*(?P<value>.*)$"
+)
+_TORCHCOMMS_ROW = re.compile(
+    r"^\s*\d+\s+(?P<group>\S+)\s+(?:True|False)\s+(?P<seq>\d+)\s+(?P<op>\S+:\S+)\s+(?P<state>\w+)\s+\{(?P<missing>[\d,\s]+)\}"
+)
+MAX_EVIDENCE = 6
+MAX_OPS_KEPT = 64  # recent ops per member, enough to spot a mismatch near the hang
+
+
+@dataclass
+class Member:
+    """One rank (or one process, when its rank is unknown) in one communicator or group."""
+
+    group: str
+    label: str  # `rank 3`, or `host:pid [dev]` when the rank is unknown
+    rank: int | None
+    host: str | None
+    last_seq: int
+    last_op: str
+    kind: str  # nccl-coll, flight-recorder
+    evidence: Evidence
+    last_completed: int | None = None
+    last_time: str | None = None
+    ops: dict[int, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "member": self.label,
+            "rank": self.rank,
+            "host": self.host,
+            "last_seq": self.last_seq,
+            "last_op": self.last_op,
+            "last_completed": self.last_completed,
+            "last_time": self.last_time,
+            "source": self.evidence.source,
+            "kind": self.kind,
+        }
+
+
+@dataclass
+class Group:
+    key: str
+    label: str
+    kind: str
+    size: int | None = None
+    expected_ranks: list[int] = field(default_factory=list)
+    members: dict[str, Member] = field(default_factory=dict)
+    seq_format: str = "dec"  # hex for NCCL opCount
+
+    def seq_text(self, seq: int) -> str:
+        return f"opCount 0x{seq:x}" if self.seq_format == "hex" else f"#{seq}"
+
+
+@dataclass
+class ProgressResult:
+    findings: list[Finding] = field(default_factory=list)
+    members: list[Member] = field(default_factory=list)
+    not_checked: list[NotChecked] = field(default_factory=list)
+    inputs_with_progress: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"members": [m.to_dict() for m in self.members]}
+
+
+_CommKey = tuple[str, int, str]  # host, pid, comm pointer
+
+
+@dataclass(frozen=True)
+class _CollLine:
+    op: str
+    opcount: int
+    device: int
+    source: str
+    text: str
+    stamp: str | None
+    line: int
+
+
+@dataclass
+class _Process:
+    """NCCL debug state of one process (host, pid): its communicators."""
+
+    comm_ranks: dict[str, tuple[int, int, str | None]] = field(
+        default_factory=dict
+    )  # comm -> rank, n, commId
+    comm_order: dict[tuple[int, str], int] = field(default_factory=dict)  # (n, comm) -> ordinal
+
+
+class ProgressCollector:
+    """Feed lines and dumps; `result()` compares members of each group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, Group] = {}
+        self.processes: dict[tuple[str, int], _Process] = {}
+        # Per (host, pid, comm): the last COLL line, the recent ops by opCount, and nranks.
+        self.coll_last: dict[_CommKey, _CollLine] = {}
+        self.coll_ops: dict[_CommKey, dict[int, str]] = {}
+        self.coll_nranks: dict[_CommKey, int] = {}
+        self.analyzer_reports: list[Finding] = []
+        self._fr_block: dict[str, Any] | None = None
+        self.sources: set[str] = set()
+
+    # ---- text -------------------------------------------------------------------------
+    def feed(self, source: str, n: int, line: str) -> None:
+        if "opCount" in line:
+            self._coll(source, n, line)
+        elif "Init " in line and "nranks" in line:
+            self._init(line)
+        elif "Not all ranks joining" in line or self._fr_block is not None:
+            self._fr_trace(source, n, line)
+        elif "didn't join collective" in line:
+            self._desync(source, n, line)
+        elif "{" in line and ":" in line and "missing" not in line:
+            self._torchcomms_row(source, n, line)
+
+    def feed_lines(self, source: str, lines: Iterable[str]) -> None:
+        for n, line in enumerate(lines, 1):
+            self.feed(source, n, line)
+        self._flush_fr_block()
+
+    def _coll(self, source: str, n: int, line: str) -> None:
+        m = _COLL.search(line)
+        if not m:
+            return
+        rest = m["rest"]
+        comm_m = _COMM.search(rest)
+        n_m = _NRANKS.search(rest)
+        comm = comm_m["comm"] if comm_m else "?"
+        # A cut line (no `[nranks=...]`) is resolved at the end to the most common size seen.
+        nranks = int(n_m["n"]) if n_m else 0
+        stamp = _STAMP.search(line[: m.start()])
+        opcount = int(m["opcount"], 16)
+        key = (m["host"], int(m["pid"]), comm)
+        self.coll_last[key] = _CollLine(
+            m["op"],
+            opcount,
+            int(m["dev"]),
+            source,
+            line.strip()[:300],
+            stamp.group(1) if stamp else None,
+            n,
+        )
+        proc = self.processes.setdefault((m["host"], int(m["pid"])), _Process())
+        order_key = (nranks, comm)
+        if order_key not in proc.comm_order:
+            proc.comm_order[order_key] = sum(1 for k in proc.comm_order if k[0] == nranks)
+        self.sources.add(source)
+        ops = self.coll_ops.setdefault(key, {})
+        ops[opcount] = m["op"]
+        if len(ops) > MAX_OPS_KEPT:
+            del ops[min(ops)]
+        self.coll_nranks[key] = nranks
+
+    def _init(self, line: str) -> None:
+        m = _INIT.search(line)
+        if not m:
+            return
+        proc = self.processes.setdefault((m["host"], int(m["pid"])), _Process())
+        proc.comm_ranks[m["comm"]] = (int(m["rank"]), int(m["n"]), m["commid"])
+
+    def _fr_trace(self, source: str, n: int, line: str) -> None:
+        m = _NOT_JOINING.search(line)
+        if m:
+            self._flush_fr_block()
+            self._fr_block = {"seq": int(m["seq"]), "source": f"{source}:{n}", "text": line.strip()}
+            return
+        if self._fr_block is None:
+            return
+        f = _FR_FIELD.match(line)
+        if f:
+            self._fr_block[f["key"]] = f["value"].strip()
+        elif not line.strip() or (not line.startswith((" ", "\t")) and ":" not in line):
+            self._flush_fr_block()
+
+    def _flush_fr_block(self) -> None:
+        block, self._fr_block = self._fr_block, None
+        if not block or "missing ranks" not in block:
+            return
+        missing = [int(r) for r in re.findall(r"\d+", block["missing ranks"])]
+        op = block.get("collective")
+        group = block.get("group info", "")
+        self.analyzer_reports.append(
+            _stalled_from_analyzer(
+                missing, block["seq"], op, group, block["source"], block["text"], "fr-trace"
+            )
+        )
+        self.sources.add(block["source"].rsplit(":", 1)[0])
+
+    def _desync(self, source: str, n: int, line: str) -> None:
+        m = _DESYNC.search(line)
+        if not m:
+            return
+        self.analyzer_reports.append(
+            _stalled_from_analyzer(
+                [int(m["rank"])],
+                int(m["seq"]),
+                None,
+                "",
+                f"{source}:{n}",
+                line.strip(),
+                "desync-report",
+            )
+        )
+        self.sources.add(source)
+
+    def _torchcomms_row(self, source: str, n: int, line: str) -> None:
+        m = _TORCHCOMMS_ROW.match(line)
+        if not m:
+            return
+        missing = [int(r) for r in re.findall(r"\d+", m["missing"])]
+        self.analyzer_reports.append(
+            _stalled_from_analyzer(
+                missing,
+                int(m["seq"]),
+                m["op"],
+                m["group"],
+                f"{source}:{n}",
+                line.strip(),
+                "torchcomms-fr",
+            )
+        )
+        self.sources.add(source)
+
+    # ---- flight recorder dumps --------------------------------------------------------
+    def add_dump(self, source: str, dump: dict[str, Any]) -> None:
+        rank = flight_recorder.rank_from_name(source)
+        if rank is None and flight_recorder._int(dump.get("rank")) is not None:
+            rank = int(dump["rank"])
+        host = str(dump["hostname"]) if dump.get("hostname") else None
+        for g in flight_recorder.group_states(dump):
+            key = f"fr:{g.pg}"
+            label = f"process group {g.pg}" + (
+                f" ({g.desc})" if g.desc and g.desc != "undefined" else ""
+            )
+            group = self.groups.setdefault(key, Group(key, label, "flight-recorder"))
+            if g.ranks:
+                group.expected_ranks = sorted(set(group.expected_ranks) | set(g.ranks))
+                group.size = len(group.expected_ranks)
+            last = g.last_seq
+            if last is None:
+                continue
+            member_label = f"rank {rank}" if rank is not None else source
+            stamp = _ns_to_iso(g.last_created_ns)
+            group.members[member_label] = Member(
+                group=label,
+                label=member_label,
+                rank=rank,
+                host=host,
+                last_seq=last,
+                last_op=g.ops.get(last, "?"),
+                kind="flight-recorder",
+                evidence=Evidence(
+                    source,
+                    f"pg {g.pg}: last enqueued {g.last_enqueued}, started {g.last_started}, "
+                    f"completed {g.last_completed}; entries up to #{max(g.ops, default=0)}",
+                ),
+                last_completed=g.last_completed,
+                last_time=stamp,
+                ops=dict(g.ops),
+            )
+        self.sources.add(source)
+
+    # ---- analysis ---------------------------------------------------------------------
+    def _coll_groups(self) -> None:
+        sizes = [n for n in self.coll_nranks.values() if n]
+        usual = max(set(sizes), key=sizes.count) if sizes else 0
+        for key, last in self.coll_last.items():
+            host, pid, comm = key
+            proc = self.processes.get((host, pid), _Process())
+            nranks = self.coll_nranks.get(key, 0) or usual
+            known = proc.comm_ranks.get(comm)
+            rank = known[0] if known else None
+            if known and known[2]:
+                gkey, glabel = f"coll:{known[2]}", f"communicator {known[2]} ({nranks} ranks)"
+            else:
+                ordinal = proc.comm_order.get((self.coll_nranks.get(key, 0), comm), 0)
+                gkey = f"coll:n{nranks}:{ordinal}"
+                glabel = f"NCCL communicator of {nranks} ranks" + (
+                    f" (#{ordinal + 1})" if ordinal else ""
+                )
+            group = self.groups.setdefault(
+                gkey, Group(gkey, glabel, "nccl-coll", size=nranks or None, seq_format="hex")
+            )
+            label = f"rank {rank}" if rank is not None else f"{host}:{pid} [{last.device}]"
+            group.members[label] = Member(
+                group=glabel,
+                label=label,
+                rank=rank,
+                host=host,
+                last_seq=last.opcount,
+                last_op=last.op,
+                kind="nccl-coll",
+                evidence=Evidence(f"{last.source}:{last.line}", last.text),
+                last_time=last.stamp,
+                ops=dict(self.coll_ops.get(key, {})),
+            )
+
+    def result(self) -> ProgressResult:
+        self._flush_fr_block()
+        self._coll_groups()
+        out = ProgressResult(findings=list(self.analyzer_reports))
+        for group in self.groups.values():
+            out.members.extend(sorted(group.members.values(), key=_member_order))
+            out.findings.extend(_group_findings(group))
+        if any(f.status is not Status.INFO for f in out.findings):
+            # "Everyone reached the same collective" for one group is noise next to a stall in another.
+            out.findings = [f for f in out.findings if f.status is not Status.INFO]
+        out.inputs_with_progress = sorted(self.sources)
+        return out
+
+
+def _member_order(m: Member) -> tuple[int, str]:
+    return (m.rank if m.rank is not None else 1 << 30, m.label)
+
+
+def _ns_to_iso(ns: int | None) -> str | None:
+    if not ns:
+        return None
+    try:
+        return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _stalled_from_analyzer(
+    missing: list[int], seq: int, op: str | None, group: str, source: str, text: str, kind: str
+) -> Finding:
+    op_text = f"{op} " if op else ""
+    return Finding(
+        code="STALLED_RANKS",
+        status=Status.WARN,
+        priority=Priority.P1,
+        title=f"{format_ranks(missing)} did not join collective {op_text}#{seq}"
+        + (f" in group {group}" if group else "")
+        + _ANALYZER_NAMES.get(kind, ""),
+        reference=reference("STALLED_RANKS"),
+        ranks=missing,
+        evidence=[Evidence(source, text)],
+        details={"seq": seq, "op": op, "group": group, "source": kind, "behind_ranks": missing},
+    )
+
+
+_ANALYZER_NAMES = {
+    "fr-trace": " (from the flight recorder analyzer)",
+    "torchcomms-fr": " (from the TorchComms flight recorder table)",
+    "desync-report": " (from ProcessGroupNCCL's desync report)",
+}
+
+
+def _group_findings(group: Group) -> list[Finding]:
+    members = list(group.members.values())
+    if not members:
+        return []
+    findings: list[Finding] = []
+    mismatch = _mismatch(group)
+    if mismatch is not None:
+        findings.append(mismatch)
+    target = max(m.last_seq for m in members)
+    leaders = [m for m in members if m.last_seq == target]
+    behind = sorted((m for m in members if m.last_seq < target), key=_member_order)
+    op = leaders[0].last_op
+    seen_ranks = {m.rank for m in members if m.rank is not None}
+    silent = [r for r in group.expected_ranks if r not in seen_ranks]
+    unseen = (group.size - len(members)) if group.size and group.size > len(members) else 0
+    details: dict[str, Any] = {
+        "seq": target,
+        "op": op,
+        "group": group.label,
+        "source": group.kind,
+        "world_size": group.size,
+        "behind": [
+            {
+                "member": m.label,
+                "rank": m.rank,
+                "host": m.host,
+                "last_seq": m.last_seq,
+                "last_op": m.last_op,
+            }
+            for m in behind
+        ],
+        "behind_ranks": [m.rank for m in behind if m.rank is not None],
+        "reached": [m.label for m in leaders],
+        "silent_ranks": silent,
+        "members_without_evidence": unseen,
+    }
+    completed = [m.last_completed for m in members if m.last_completed is not None]
+    if completed:
+        details["stuck_seq"] = min(completed) + 1
+    where = group.label
+    missing_note = ""
+    if unseen:
+        missing_note = f"; {unseen} of {group.size} ranks have no evidence here"
+    if behind:
+        names = _names(behind)
+        if len(behind) == 1:
+            lagging = f"it last reached {behind[0].last_op} {group.seq_text(behind[0].last_seq)}"
+        else:
+            lagging = (
+                "last reached: "
+                + ", ".join(f"{m.label} {group.seq_text(m.last_seq)}" for m in behind[:4])
+                + (" ..." if len(behind) > 4 else "")
+            )
+        title = (
+            f"{names} did not reach {op} {group.seq_text(target)} in {where}, which "
+            f"{len(leaders)} other member(s) reached ({lagging}){missing_note}"
+        )
+        status = Status.WARN
+    elif silent:
+        title = (
+            f"{format_ranks(silent)} left no record in {where}; the {len(members)} member(s) that did all "
+            f"reached {op} {group.seq_text(target)}"
+        )
+        status = Status.WARN
+    else:
+        title = f"all {len(members)} member(s) of {where} with evidence reached {op} {group.seq_text(target)}{missing_note}"
+        status = Status.INFO
+    ranks = [m.rank for m in behind if m.rank is not None] + silent
+    hosts = sorted({m.host for m in behind if m.host})
+    evidence = [m.evidence for m in behind[:MAX_EVIDENCE]] + [m.evidence for m in leaders[:2]]
+    findings.append(
+        Finding(
+            code="STALLED_RANKS",
+            status=status,
+            priority=Priority.P1,
+            title=title,
+            reference=reference("STALLED_RANKS"),
+            ranks=sorted(set(ranks)),
+            hosts=hosts,
+            first_seen=min((m.last_time for m in behind if m.last_time), default=None),
+            evidence=evidence[:MAX_EVIDENCE],
+            details=details,
+        )
+    )
+    return findings
+
+
+def _names(members: Sequence[Member]) -> str:
+    ranks = [m.rank for m in members if m.rank is not None]
+    others = [m.label for m in members if m.rank is None]
+    parts = [format_ranks(ranks)] if ranks else []
+    if others:
+        parts.append(
+            ", ".join(others[:4]) + (f" (+{len(others) - 4} more)" if len(others) > 4 else "")
+        )
+    hosts = sorted({m.host for m in members if m.host and m.rank is not None})
+    text = " and ".join(parts)
+    return text + (f" on {format_hosts(hosts)}" if hosts else "")
+
+
+def _mismatch(group: Group) -> Finding | None:
+    """Members that ran different collectives under the same sequence number."""
+    by_seq: dict[int, dict[str, list[Member]]] = {}
+    for m in group.members.values():
+        for seq, op in m.ops.items():
+            by_seq.setdefault(seq, {}).setdefault(op, []).append(m)
+    clashes = {seq: ops for seq, ops in by_seq.items() if len(ops) > 1}
+    if not clashes:
+        return None
+    seq = min(clashes)
+    ops = clashes[seq]
+    parts = [f"{op} on {', '.join(m.label for m in ms[:4])}" for op, ms in sorted(ops.items())]
+    involved = [m for ms in ops.values() for m in ms]
+    minority = min(ops.values(), key=len)
+    return Finding(
+        code="NCCL_INVALID_USAGE",
+        status=Status.FAIL,
+        priority=Priority.P0,
+        title=f"ranks disagree on collective {group.seq_text(seq)} in {group.label}: "
+        + "; ".join(parts),
+        reference=reference("NCCL_INVALID_USAGE"),
+        ranks=sorted({m.rank for m in minority if m.rank is not None}),
+        hosts=sorted({m.host for m in minority if m.host}),
+        evidence=[m.evidence for m in involved[:MAX_EVIDENCE]],
+        details={
+            "seq": seq,
+            "group": group.label,
+            "ops": {op: [m.label for m in ms] for op, ms in ops.items()},
+            "source": group.kind,
+        },
+    )
+
+
+def analyze_progress(paths: Sequence[str]) -> ProgressResult:
+    """Read NCCL COLL logs, flight recorder dumps and analyzer output from files, directories,
+    .gz files or `-`, and report ranks that fell behind."""
+    inputs, problems = expand(paths)
+    collector = ProgressCollector()
+    for item in inputs:
+        try:
+            with open_content(item) as content:
+                read_into(collector, item.name, content)
+        except UnreadableInput as exc:
+            problems.append(NotChecked(item.name, str(exc)))
+        except (OSError, *_DAMAGED) as exc:
+            problems.append(NotChecked(item.name, f"could not be read in full ({exc})"))
+    result = collector.result()
+    result.not_checked.extend(problems)
+    return result
+
+
+def progress_findings(paths: Sequence[str]) -> list[Finding]:
+    """STALLED_RANKS (and NCCL_INVALID_USAGE for mismatched collectives) for the given inputs.
+
+    For the `logs` command: an input with no per-rank progress evidence adds nothing.
+    """
+    return analyze_progress(paths).findings
+
+
+def read_into(collector: ProgressCollector, name: str, content: Content) -> bool:
+    """Feed one input; True when it was a flight recorder dump (consumed whole)."""
+    if content.kind in ("pickle", "json"):
+        try:
+            collector.add_dump(name, flight_recorder.load_dump(content.data))
+            return True
+        except flight_recorder.UnreadableDump as exc:
+            if content.kind == "pickle":
+                raise UnreadableInput(str(exc)) from exc
+        collector.feed_lines(name, io.StringIO(content.data.decode("utf-8", errors="replace")))
+        return False
+    if content.lines is not None:
+        collector.feed_lines(name, content.lines)
+    return False
+
+
+# What a damaged .gz input raises part way through.
+_DAMAGED = (EOFError, gzip.BadGzipFile, zlib.error)
