@@ -80,6 +80,39 @@ def noise(rng: random.Random, count: int, source: Path | None = None) -> Iterato
             yield rng.choice(healthy)
 
 
+_NCCL_PREFIX = re.compile(r"^((?:\[\d+,\d+\]<std(?:out|err)>:)?)[A-Za-z0-9_.-]+:\d+:\d+ \[(\d+)\]")
+_STEP = re.compile(r"\d+")
+
+
+def job_lines(
+    rng: random.Random, ranks: int, count: int, source: Path | None = None
+) -> Iterator[str]:
+    """`count` lines of one healthy job of `ranks` ranks, as its combined output looks: every
+    rank's NCCL INFO lines carry that rank's own host:pid:tid prefix (so lines differ between
+    ranks as in real logs), interleaved with training progress whose numbers advance, and a few
+    benign warnings."""
+    healthy = healthy_lines(source or rng.choice(healthy_sources()))
+    progress = progress_lines()
+    hosts = [f"ip-10-1-{r // 8}-{10 + r // 8}" for r in range(ranks)]
+    step = 0
+    for _ in range(count):
+        rank = rng.randrange(ranks)
+        roll = rng.random()
+        if roll < 0.005:
+            yield rng.choice(BENIGN_LINES)
+        elif roll < 0.5:
+            step += 1
+            template = rng.choice(progress)
+            yield _STEP.sub(lambda m: str(int(m.group(0)) + step % 997), template, count=2)
+        else:
+            line = rng.choice(healthy)
+            pid = 4000 + rank
+            tid = pid + 50 + rng.randrange(4)
+            yield _NCCL_PREFIX.sub(
+                lambda m: f"{m.group(1)}{hosts[rank]}:{pid}:{tid} [{rank % 8}]", line, count=1
+            )
+
+
 def spread_case(
     log: str, directory: Path, rng: random.Random, ranks: int = 4, noise_lines: int = 2000
 ) -> list[Path]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from hyperpod_nccl.rules.attribution import attribute, file_defaults
+from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
 from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefilter, scan_stream
@@ -14,6 +13,16 @@ from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
 
 PROGRESS_RULES = ("torch-watchdog-timeout", "torch-timeout-progress")
+MEMO_ENTRIES = 100_000
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    skip: bool  # benign, or no rule confirmed the prefilter's guess
+    text: str
+    contexts: tuple[tuple[Rule, dict[str, str]], ...]
+    primary: tuple[Rule, dict[str, str]] | None
+    context: LineContext | None  # attribution from the line's own prefixes
 
 
 @dataclass
@@ -40,8 +49,12 @@ class LogAnalyzer:
         self.catalog = catalog
         self._rules = catalog.rules
         self.prefilter: Prefilter = make_prefilter(catalog.rules, backend)
+        # A line whose only candidates are benign rules needs no look at all.
+        self._benign = frozenset(r.index for r in catalog.rules if r.role == "benign")
         self.result = LogAnalysis()
         self._order = 0
+        self._memo: dict[bytes, LineVerdict] = {}
+        self._seen_facts: set[tuple[object, ...]] = set()
 
     def scan(self, name: str, stream: BinaryIO) -> SourceStats:
         """Scan one input; findings accumulate across calls."""
@@ -50,7 +63,7 @@ class LogAnalyzer:
         source = SourceStats(name)
         self.result.sources.append(source)
         try:
-            for hit in scan_stream(stream, self.prefilter, stats):
+            for hit in scan_stream(stream, self.prefilter, stats, ignore=self._benign):
                 if self._process(name, hit, default_rank, default_host):
                     source.matched_lines += 1
         finally:
@@ -62,45 +75,98 @@ class LogAnalyzer:
             self._check_nvls_stall(name)
         return source
 
+    def _verdict(self, hit: LineHit) -> LineVerdict:
+        """What the rules say about this line's text, computed once per distinct text: logs
+        repeat the same lines (every communicator init, every retry) many times."""
+        verdict = self._memo.get(hit.raw)
+        if verdict is not None:
+            return verdict
+        text = hit.text
+        matched: list[tuple[Rule, dict[str, str]]] = []
+        benign = False
+        for index in hit.rule_indexes:
+            rule = self._rules[index]
+            match = rule.regex.search(text)
+            if match is None:
+                continue
+            if rule.role == "benign":
+                benign = True
+                break
+            matched.append((rule, {k: v for k, v in match.groupdict().items() if v is not None}))
+        contexts = tuple((r, c) for r, c in matched if r.role == "context" and r.emits)
+        exclusive = any(r.exclusive for r, _ in contexts)
+        primary = (
+            None if exclusive else next(((r, c) for r, c in matched if r.makes_findings), None)
+        )
+        context = attribute(text) if (matched and not benign) else None
+        verdict = LineVerdict(benign or not matched, text, contexts, primary, context)
+        if len(self._memo) >= MEMO_ENTRIES:
+            self._memo.clear()
+        self._memo[hit.raw] = verdict
+        return verdict
+
     def _process(
         self, source: str, hit: LineHit, default_rank: int | None, default_host: str | None
     ) -> bool:
-        matched: list[tuple[Rule, re.Match[str]]] = []
-        for index in hit.rule_indexes:
-            rule = self._rules[index]
-            match = rule.regex.search(hit.text)
-            if match is not None:
-                if rule.role == "benign":
-                    return False
-                matched.append((rule, match))
-        if not matched:
+        verdict = self._verdict(hit)
+        if verdict.skip or verdict.context is None:
             return False
-        ctx = attribute(hit.text, default_rank, default_host)
+        ctx = verdict.context
+        rank = ctx.rank if ctx.rank is not None else default_rank
+        host = ctx.host or default_host
+        if verdict.primary is None and self._known_facts(verdict, rank, host, ctx, source, hit):
+            return True
         self._order += 1
         occurrence = Occurrence(
             source=source,
             line_no=hit.line_no,
-            text=hit.text,
+            text=verdict.text,
             order=self._order,
-            rank=ctx.rank,
-            host=ctx.host,
+            rank=rank,
+            host=host,
             pid=ctx.pid,
             device=ctx.device,
             timestamp=ctx.timestamp,
         )
-        primary: tuple[Rule, re.Match[str]] | None = None
-        for rule, match in matched:
-            if rule.role == "context" and rule.emits:
-                captures = {k: v for k, v in match.groupdict().items() if v is not None}
-                self.result.facts.record(rule.emits, captures, occurrence)
-            elif primary is None and rule.makes_findings:
-                primary = (rule, match)
-        if primary is not None:
-            self._add_finding(primary[0], primary[1], occurrence)
+        for rule, captures in verdict.contexts:
+            self.result.facts.record(rule.emits or "", captures, occurrence)
+        if verdict.primary is not None:
+            self._add_finding(verdict.primary[0], verdict.primary[1], occurrence)
         return True
 
-    def _add_finding(self, rule: Rule, match: re.Match[str], occurrence: Occurrence) -> None:
-        captures = {k: v.strip() for k, v in match.groupdict().items() if v is not None}
+    def _known_facts(
+        self,
+        verdict: LineVerdict,
+        rank: int | None,
+        host: str | None,
+        ctx: LineContext,
+        source: str,
+        hit: LineHit,
+    ) -> bool:
+        """True when every fact on this context-only line was already recorded for the same
+        process, so the line adds nothing. Logs repeat NCCL's init lines for every
+        communicator; only the first per process matters (the last, for init completion,
+        which is updated here without building an Occurrence)."""
+        facts = self.result.facts
+        known = True
+        for rule, captures in verdict.contexts:
+            if (
+                rule.emits == "nccl_init_complete"
+                and ctx.pid is not None
+                and ctx.device is not None
+                and host
+            ):
+                facts.init_complete[(source, host, ctx.pid, ctx.device)] = hit.line_no
+                continue
+            key = (rule.id, rank, host, ctx.pid, ctx.device, tuple(sorted(captures.items())))
+            if key not in self._seen_facts:
+                if len(self._seen_facts) < MEMO_ENTRIES:
+                    self._seen_facts.add(key)
+                known = False
+        return known
+
+    def _add_finding(self, rule: Rule, raw: dict[str, str], occurrence: Occurrence) -> None:
+        captures = {k: v.strip() for k, v in raw.items()}
         if rule.classify:
             code, status = CLASSIFIERS[rule.classify](captures)
         else:

@@ -52,6 +52,7 @@ class Rule:
     codes: tuple[str, ...]
     emits: str | None
     explained_by: tuple[str, ...]
+    exclusive: bool  # a context rule that owns its line: no finding rule counts on it
     status: Status
     source: str
     examples: tuple[str, ...]
@@ -122,6 +123,10 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: dict[str, CodeInfo]) -> 
             _require(c in codes, f"rule {rule_id}: unknown code {c}")
     emits = raw.get("emits")
     _require(role != "context" or bool(emits), f"rule {rule_id}: context rules need emits")
+    _require(
+        not raw.get("exclusive") or role == "context",
+        f"rule {rule_id}: only context rules can be exclusive",
+    )
     explained_by = tuple(raw.get("explained_by") or ())
     for c in explained_by:
         _require(c in codes, f"rule {rule_id}: explained_by names unknown code {c}")
@@ -138,6 +143,7 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: dict[str, CodeInfo]) -> 
         codes=rule_codes,
         emits=emits,
         explained_by=explained_by,
+        exclusive=bool(raw.get("exclusive", False)),
         status=Status(raw.get("status", "FAIL")),
         source=str(raw.get("source", "")),
         examples=examples,

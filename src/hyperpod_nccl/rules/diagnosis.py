@@ -125,6 +125,57 @@ def _derive_socket_ifname(
     )
 
 
+_IP_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-fA-F:]+\]?)$")
+
+
+def _peer_names(builder: FindingBuilder) -> set[str]:
+    """Host names a connect failure was aimed at: `(host, port)`, `host:port` or `host`."""
+    names = set()
+    for key, values in builder.captures.items():
+        if not key.startswith(("peer", "master")):
+            continue
+        for value in values:
+            value = value.strip().strip("()")
+            name = value.split(",")[0].strip()
+            if ":" in name and name.count(":") == 1:
+                name = name.split(":")[0]
+            names.add(name)
+    return names
+
+
+def _derive_unresolved_master(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    """c10d warns that a name has no IPv6 address; harmless while IPv4 works. When connecting to
+    that same name then fails, the name resolved to nothing: a DNS problem, not a network one."""
+    if not facts.ipv6_unresolved:
+        return
+    targets: set[str] = set()
+    for code in ("NET_UNREACHABLE", "RENDEZVOUS_FAILURE"):
+        if code in builders:
+            targets |= _peer_names(builders[code])
+    unresolved = sorted(
+        name
+        for name in targets & set(facts.ipv6_unresolved)
+        if name and name != "localhost" and not _IP_LITERAL.match(name)
+    )
+    if not unresolved:
+        return
+    builder = _builder(builders, catalog, "MASTER_ADDR_DNS")
+    for name in unresolved[:4]:
+        builder.add(
+            facts.ipv6_unresolved[name],
+            "derived-name-never-resolved",
+            "cause",
+            Status.FAIL,
+            {"master": name},
+        )
+    builder.title = (
+        f"the address {', '.join(repr(n) for n in unresolved[:4])} did not resolve: c10d found no "
+        "address for it and every connect to it timed out"
+    )
+
+
 def _derive_nvls_stall(
     analysis: LogAnalysis, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
@@ -287,6 +338,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_efa_fallback(facts, builders, catalog)
     _derive_socket_ifname(facts, builders, catalog)
     _derive_nvls_stall(analysis, builders, catalog)
+    _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
     _map_process_ranks(builders.values(), facts)
     root, explains = rank_root_cause(builders, catalog)

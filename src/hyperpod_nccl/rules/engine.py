@@ -12,9 +12,8 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 from hyperpod_nccl.rules.catalog import Rule
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
@@ -30,11 +29,14 @@ except ImportError:  # pragma: no cover - exercised where hyperscan is not insta
     _hyperscan = None
 
 
-@dataclass(frozen=True)
-class LineHit:
+class LineHit(NamedTuple):
     line_no: int  # 1-based; a line longer than a chunk keeps the number it started on
-    text: str
+    raw: bytes
     rule_indexes: tuple[int, ...]  # candidate rules, in catalog order
+
+    @property
+    def text(self) -> str:
+        return _decode(self.raw)
 
 
 class Prefilter(Protocol):
@@ -188,8 +190,10 @@ def scan_stream(
     prefilter: Prefilter,
     stats: ScanStats | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    ignore: frozenset[int] = frozenset(),
 ) -> Iterator[LineHit]:
-    """Yield the lines of `stream` that may match a rule, with their line numbers."""
+    """Yield the lines of `stream` that may match a rule, with their line numbers. Lines whose
+    only candidate rules are in `ignore` are not yielded."""
     stats = stats if stats is not None else ScanStats()
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
@@ -216,8 +220,8 @@ def scan_stream(
                 segment_end = end  # one line longer than the buffer: scan this piece
             else:
                 segment_end = last_nl + 1
-        yield from _scan_segment(buf, view, segment_end, line_base, prefilter)
-        newlines = buf.count(b"\n", 0, segment_end)
+        found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter, ignore)
+        yield from found
         line_base += newlines
         stats.lines += newlines
         if eof and buf[segment_end - 1] != 0x0A:
@@ -229,32 +233,67 @@ def scan_stream(
 
 
 def _scan_segment(
-    buf: bytearray, view: memoryview, segment_end: int, line_base: int, prefilter: Prefilter
-) -> Iterator[LineHit]:
+    buf: bytearray,
+    view: memoryview,
+    segment_end: int,
+    line_base: int,
+    prefilter: Prefilter,
+    ignore: frozenset[int],
+) -> tuple[list[LineHit], int]:
+    """The candidate lines of buf[:segment_end], and the number of newlines in it.
+
+    Hits come sorted by end offset, so lines are met in order: each line is located once
+    (rfind/find from the previous line) and newlines are counted once, incrementally. A line
+    whose only candidates are in `ignore` (benign rules, which exist only to cancel others)
+    is dropped here, before any copy or decoding. A very long line is cut to a window
+    around its matches.
+    """
     hits = prefilter.matches(view[:segment_end])
-    if not hits:
-        return
-    # Per line: the candidate rules and the span of match ends, so a very long line is cut
-    # to a window around its matches rather than to its first few kilobytes.
-    by_line: dict[int, tuple[set[int], int, int]] = {}
-    for end, rule_index in hits:
-        last_char = max(end - 1, 0)
-        start = buf.rfind(b"\n", 0, last_char) + 1
-        entry = by_line.get(start)
-        if entry is None:
-            by_line[start] = ({rule_index}, end, end)
-        else:
-            entry[0].add(rule_index)
-            by_line[start] = (entry[0], min(entry[1], end), max(entry[2], end))
-    position = 0
+    found: list[LineHit] = []
     line_no = line_base + 1
-    for start in sorted(by_line):
-        rules, first_end, last_end = by_line[start]
-        line_no += buf.count(b"\n", position, start)
-        position = start
-        stop = buf.find(b"\n", start, segment_end)
-        stop = segment_end if stop < 0 else stop
-        if stop - start > MAX_LINE_CHARS:
-            start = max(start, first_end - MAX_LINE_CHARS // 2)
-            stop = min(stop, last_end + MAX_LINE_CHARS // 2)
-        yield LineHit(line_no, _decode(bytes(view[start:stop])), tuple(sorted(rules)))
+    position = 0
+    if hits:
+        hits.sort()
+        start = stop = -1
+        rules: set[int] = set()
+        first_end = last_end = 0
+        for end, rule_index in hits:
+            last_char = end - 1 if end > 0 else 0
+            if start >= 0 and last_char <= stop:  # another match on the current line
+                rules.add(rule_index)
+                last_end = end
+                continue
+            if start >= 0:
+                _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end, ignore)
+            low = stop + 1 if stop >= 0 else 0
+            previous_newline = buf.rfind(b"\n", low, last_char)
+            start = previous_newline + 1 if previous_newline >= 0 else low
+            line_no += buf.count(b"\n", position, start)
+            position = start
+            stop = buf.find(b"\n", last_char, segment_end)
+            stop = segment_end if stop < 0 else stop
+            rules = {rule_index}
+            first_end = last_end = end
+        _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end, ignore)
+    newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
+    return found, newlines
+
+
+def _flush(
+    found: list[LineHit],
+    buf: bytearray,
+    view: memoryview,
+    line_no: int,
+    start: int,
+    stop: int,
+    rules: set[int],
+    first_end: int,
+    last_end: int,
+    ignore: frozenset[int],
+) -> None:
+    if rules <= ignore:
+        return
+    if stop - start > MAX_LINE_CHARS:
+        start = max(start, first_end - MAX_LINE_CHARS // 2)
+        stop = min(stop, last_end + MAX_LINE_CHARS // 2)
+    found.append(LineHit(line_no, bytes(view[start:stop]), tuple(sorted(rules))))

@@ -40,6 +40,7 @@ class Facts:
     timeout_origins: set[int] = field(default_factory=set)
     progress: dict[int, RankProgress] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
+    ipv6_unresolved: dict[str, Occurrence] = field(default_factory=dict)
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
         if occ.host is not None and len(self.hosts) < MAX_IDENTITIES:
@@ -99,6 +100,11 @@ class Facts:
         if occ.process is not None:
             key = (occ.source, *occ.process)
             self.nvls[key] = occ
+
+    def _record_ipv6_unresolved(self, captures: dict[str, str], occ: Occurrence) -> None:
+        name = captures.get("peer_host", "").strip()
+        if name and len(self.ipv6_unresolved) < MAX_IDENTITIES:
+            self.ipv6_unresolved.setdefault(name, occ)
 
     def _record_timeout_origin(self, captures: dict[str, str], occ: Occurrence) -> None:
         origin = captures.get("origin_rank")

@@ -16,7 +16,7 @@ MAX_CAPTURE_VALUES = 20
 _STATUS_SEVERITY = {Status.FAIL: 0, Status.WARN: 1, Status.INFO: 2}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Occurrence:
     """One line a rule matched, with where it came from."""
 
