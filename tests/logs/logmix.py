@@ -103,14 +103,14 @@ def job_lines(
         elif roll < 0.5:
             step += 1
             template = rng.choice(progress)
-            yield _STEP.sub(lambda m: str(int(m.group(0)) + step % 997), template, count=2)
+            offset = step % 997
+            yield _STEP.sub(lambda m, k=offset: str(int(m.group(0)) + k), template, count=2)
         else:
             line = rng.choice(healthy)
             pid = 4000 + rank
             tid = pid + 50 + rng.randrange(4)
-            yield _NCCL_PREFIX.sub(
-                lambda m: f"{m.group(1)}{hosts[rank]}:{pid}:{tid} [{rank % 8}]", line, count=1
-            )
+            prefix = f"{hosts[rank]}:{pid}:{tid} [{rank % 8}]"
+            yield _NCCL_PREFIX.sub(lambda m, p=prefix: m.group(1) + p, line, count=1)
 
 
 def spread_case(
