@@ -1,0 +1,96 @@
+"""What the Slurm checks share: reading `slurm/` items from a snapshot, guide references and
+the INCOMPLETE finding for data that is missing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from hyperpod_nccl.model import Finding, Priority, Status
+from hyperpod_nccl.slurm.jobs import (
+    SlurmJob,
+    parse_squeue_json,
+    parse_squeue_text,
+)
+from hyperpod_nccl.slurm.nodes import (
+    SlurmNode,
+    SlurmParseError,
+    parse_scontrol_nodes,
+    parse_sinfo_json,
+)
+from hyperpod_nccl.snapshot import Snapshot
+
+AREA = "slurm"
+# A job waiting its turn longer than this is reported (its reason may still be ordinary).
+PENDING_LONG_S = 3600
+MAX_EVIDENCE = 50
+
+
+def ref(anchor: str) -> str:
+    return f"debugging-guide.md#{anchor}"
+
+
+def json_item(snapshot: Snapshot, name: str) -> dict[str, Any] | None:
+    data = snapshot.get_json(name)
+    return data if isinstance(data, dict) else None
+
+
+def incomplete(
+    code: str, what: str, why: str, anchor: str, item: str, priority: Priority = Priority.P2
+) -> Finding:
+    return Finding(
+        code=code,
+        status=Status.INCOMPLETE,
+        priority=priority,
+        title=f"{what} not checked: {why}",
+        reference=ref(anchor),
+        details={"item": item},
+    )
+
+
+def missing(code: str, what: str, snapshot: Snapshot, name: str, anchor: str) -> Finding:
+    return incomplete(code, what, snapshot.why_missing(name) or "not collected", anchor, name)
+
+
+def _host(snapshot: Snapshot) -> str:
+    context = json_item(snapshot, "slurm/context.json") or {}
+    return str(context.get("host") or "")
+
+
+T = TypeVar("T")
+
+
+def load_first(
+    snapshot: Snapshot, candidates: Sequence[tuple[str, Callable[[str], T]]]
+) -> tuple[T | None, str, str]:
+    """Parse the first candidate item collected: (parsed, item name, why it is missing)."""
+    for name, parse in candidates:
+        text = snapshot.get_text(name)
+        if text is not None:
+            try:
+                return parse(text), name, ""
+            except SlurmParseError as exc:
+                return None, name, str(exc)
+    # The fallback's reason says more when it was tried; else the preferred form's reason.
+    why = snapshot.why_missing(candidates[-1][0])
+    if why == "not collected":
+        why = snapshot.why_missing(candidates[0][0]) or why
+    return None, candidates[0][0], why or "not collected"
+
+
+def load_nodes(snapshot: Snapshot) -> tuple[list[SlurmNode] | None, str, str]:
+    """(nodes, item they came from, why they are missing)."""
+    return load_first(
+        snapshot,
+        [
+            ("slurm/sinfo.json", parse_sinfo_json),
+            ("slurm/scontrol_show_node.txt", parse_scontrol_nodes),
+        ],
+    )
+
+
+def load_jobs(snapshot: Snapshot) -> tuple[list[SlurmJob] | None, str, str]:
+    return load_first(
+        snapshot,
+        [("slurm/squeue.json", parse_squeue_json), ("slurm/squeue.txt", parse_squeue_text)],
+    )
