@@ -14,7 +14,6 @@ from hyperpod_nccl.slurm.checkdata import (
 )
 from hyperpod_nccl.snapshot import Snapshot
 
-
 _CONTROLLER = re.compile(r"Slurmctld\((\w+)\) at (\S+) is (UP|DOWN)")
 
 
