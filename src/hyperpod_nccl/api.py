@@ -12,7 +12,8 @@ from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
-from hyperpod_nccl.rules.diagnosis import diagnose
+from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
+from hyperpod_nccl.snapshot import Snapshot
 
 
 def analyze_logs(paths: Sequence[str], *, backend: str = "auto") -> Report:
@@ -42,7 +43,7 @@ def analyze_logs(paths: Sequence[str], *, backend: str = "auto") -> Report:
             )
         except OSError as exc:
             not_checked.append(NotChecked(item.name, exc.strerror or str(exc)))
-    findings = diagnose(analyzer.result, catalog)
+    findings = diagnose_logs(analyzer.result, catalog)
     sources = analyzer.result.sources
     summary = {
         "inputs": len(inputs),
@@ -75,3 +76,102 @@ def analyze_logs(paths: Sequence[str], *, backend: str = "auto") -> Report:
             )
         )
     return Report(command="logs", findings=findings, not_checked=not_checked, summary=summary)
+
+
+# ---------------------------------------------------------------------------------- diagnose
+DIAGNOSE_AREAS: dict[str | None, tuple[str, ...]] = {
+    "eks": ("cluster", "network", "kubernetes", "pods", "env", "versions", "logs", "node"),
+    "slurm": ("cluster", "network", "slurm", "logs", "node"),
+    None: ("cluster", "network", "logs"),
+}
+
+
+def diagnose(
+    cluster: str | None = None,
+    region: str | None = None,
+    *,
+    profile: str | None = None,
+    namespace: str | None = None,
+    job: str | None = None,
+    orchestrator: str | None = None,
+    since: str = "2h",
+    sample_nodes: int | None = None,
+    all_nodes: bool = False,
+    nodes: Sequence[str] = (),
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    bundle: str | None = None,
+    save_bundle: str | None = None,
+) -> Report:
+    """Diagnose a HyperPod cluster live (read-only), or replay a saved bundle with `bundle`.
+
+    Raises UsageError for invalid arguments and InputError when nothing can be collected
+    (no or rejected credentials, cluster not found, unreadable bundle).
+    """
+    from hyperpod_nccl.diagnose_run import build_options, collect_or_load
+
+    if bundle is not None:
+        snapshot = collect_or_load(None, bundle)
+    else:
+        options = build_options(
+            cluster=cluster,
+            region=region,
+            profile=profile,
+            namespace=namespace,
+            job=job,
+            orchestrator=orchestrator,
+            since=since,
+            sample_nodes=sample_nodes,
+            all_nodes=all_nodes,
+            nodes=nodes,
+            kubeconfig=kubeconfig,
+            context=context,
+            save_bundle=save_bundle,
+        )
+        snapshot = collect_or_load(options, None)
+    try:
+        if save_bundle is not None:
+            from hyperpod_nccl.diagnose_run import save
+
+            save(snapshot, save_bundle)
+        return analyze_snapshot(snapshot, bundle=bundle, saved_to=save_bundle)
+    finally:
+        snapshot.close()
+
+
+def analyze_snapshot(
+    snapshot: Snapshot, *, bundle: str | None = None, saved_to: str | None = None
+) -> Report:
+    """Run diagnose's checks over a Snapshot (live or loaded): no network."""
+    from hyperpod_nccl.checks import run_checks
+    from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
+    from hyperpod_nccl.collect.run import PROBE_RESULTS
+
+    started = time.perf_counter()
+    orchestrator = snapshot.meta.get("orchestrator")
+    areas = DIAGNOSE_AREAS.get(orchestrator, DIAGNOSE_AREAS[None])
+    findings = run_checks(snapshot, areas)
+    findings += permission_findings(snapshot, findings)
+    findings += coverage_findings(snapshot, PROBE_RESULTS)
+    findings = rank_root_cause(findings)
+    not_checked = [
+        NotChecked(str(f.details.get("check") or f.code), f.title)
+        for f in findings
+        if f.status in (Status.SKIPPED, Status.INCOMPLETE)
+    ]
+    records = snapshot.items.values()
+    summary = {
+        "cluster": snapshot.meta.get("cluster"),
+        "region": snapshot.meta.get("region"),
+        "orchestrator": orchestrator,
+        "namespace": snapshot.meta.get("namespace"),
+        "job": snapshot.meta.get("job"),
+        "window_start": snapshot.meta.get("window_start"),
+        "window_end": snapshot.meta.get("window_end"),
+        "items_collected": sum(1 for r in records if r.status == "collected"),
+        "items_missing": sum(1 for r in records if r.status == "missing"),
+        "replayed_from": bundle,
+        "bundle_saved_to": saved_to,
+        "analysis_s": round(time.perf_counter() - started, 3),
+    }
+    return Report(command="diagnose", findings=findings, not_checked=not_checked, summary=summary)

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "hyperpod_nccl.commands.perf",
     "hyperpod_nccl.commands.explain",
     "hyperpod_nccl.commands.probe",
+    "hyperpod_nccl.commands.diagnose",
 ]
 
 

@@ -23,6 +23,13 @@ CHECK_MODULES: list[str] = [
     "hyperpod_nccl.checks.node_efa",
     "hyperpod_nccl.checks.node_host",
     "hyperpod_nccl.checks.node_cross",
+    "hyperpod_nccl.checks.cluster",
+    "hyperpod_nccl.checks.network",
+    "hyperpod_nccl.checks.kubernetes",
+    "hyperpod_nccl.checks.pods",
+    "hyperpod_nccl.checks.env",
+    "hyperpod_nccl.checks.versions",
+    "hyperpod_nccl.checks.logs",
 ]
 
 

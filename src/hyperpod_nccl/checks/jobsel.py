@@ -1,0 +1,47 @@
+"""The job pods the Kubernetes checks look at, read from the Snapshot once per check."""
+
+from __future__ import annotations
+
+from hyperpod_nccl.checks.common import finding, unavailable
+from hyperpod_nccl.collect.eks import list_item
+from hyperpod_nccl.kube.jobs import JobKey, group_job_pods
+from hyperpod_nccl.kube.objects import Obj, items, name
+from hyperpod_nccl.model import Finding, Priority, Status
+from hyperpod_nccl.snapshot import Snapshot
+
+PODS = list_item("pods")
+
+
+def job_groups(snapshot: Snapshot) -> dict[JobKey, list[Obj]]:
+    """Pods of the job named with --job, or of every training job in scope."""
+    hyperpod = frozenset(
+        name(j) for j in items(snapshot.get_json(list_item("hyperpodpytorchjobs")))
+    )
+    job = snapshot.meta.get("job")
+    return group_job_pods(items(snapshot.get_json(PODS)), job, hyperpod)
+
+
+def no_job_pods_title(snapshot: Snapshot) -> str:
+    job = snapshot.meta.get("job")
+    where = snapshot.meta.get("namespace") or "any namespace"
+    return f"no pods of job {job!r} in {where}" if job else f"no training-job pods in {where}"
+
+
+def job_scope(
+    snapshot: Snapshot,
+    needed: list[str],
+    code: str,
+    priority: Priority,
+    what: str,
+    *,
+    check: str,
+) -> tuple[dict[JobKey, list[Obj]], list[Finding]]:
+    """The job pods to check, or the SKIPPED finding saying why there are none to check."""
+    gap = unavailable(snapshot, [PODS, *needed], code, priority, what, check=check)
+    if gap:
+        return {}, [gap]
+    groups = job_groups(snapshot)
+    if not groups:
+        title = f"{what} not checked: {no_job_pods_title(snapshot)}"
+        return {}, [finding(code, Status.SKIPPED, priority, title, check=check)]
+    return groups, []

@@ -1,0 +1,419 @@
+"""Network reachability between the job's nodes and pods: the security groups of the cluster
+and of instance-group overrides (inbound and outbound self-reference), NetworkPolicies
+evaluated with Kubernetes semantics, and the headless Service behind MASTER_ADDR."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from hyperpod_nccl.checks import check
+from hyperpod_nccl.checks.common import (
+    doc,
+    evidence,
+    finding,
+    listed,
+    plural,
+    read_only,
+    unavailable,
+)
+from hyperpod_nccl.checks.jobsel import job_scope
+from hyperpod_nccl.collect.eks import list_item
+from hyperpod_nccl.collect.hyperpod import CLUSTER, SECURITY_GROUPS, SUBNETS, security_group_ids
+from hyperpod_nccl.kube.netpol import NAMESPACE_NAME_LABEL, blocked_between, dns_blocked, endpoint
+from hyperpod_nccl.kube.objects import (
+    Obj,
+    containers,
+    env_vars,
+    items,
+    labels,
+    name,
+    namespace,
+    spec,
+)
+from hyperpod_nccl.kube.selectors import matches
+from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.snapshot import Snapshot
+
+_WHOLE_INTERNET = ipaddress.ip_network("0.0.0.0/0")
+
+
+# ---------------------------------------------------------------------- security groups
+def _all_traffic(permission: dict[str, Any]) -> bool:
+    return str(permission.get("IpProtocol")) == "-1"
+
+
+def _direction_ok(
+    permissions: list[dict[str, Any]], own: set[str], cidrs: list[ipaddress.IPv4Network]
+) -> str | None:
+    """How all-traffic between cluster nodes is allowed in one direction, or None."""
+    for perm in permissions:
+        if not _all_traffic(perm):
+            continue
+        for pair in perm.get("UserIdGroupPairs") or []:
+            if pair.get("GroupId") in own:
+                return f"all traffic with {pair['GroupId']}"
+        for block in perm.get("IpRanges") or []:
+            try:
+                net = ipaddress.ip_network(str(block.get("CidrIp")), strict=False)
+            except ValueError:
+                continue
+            if net == _WHOLE_INTERNET or (cidrs and all(c.subnet_of(net) for c in cidrs)):  # type: ignore[arg-type]
+                return f"all traffic with {net}"
+    return None
+
+
+def _rules_text(permissions: list[dict[str, Any]]) -> str:
+    rules = []
+    for perm in permissions:
+        peers = [g.get("GroupId", "") for g in perm.get("UserIdGroupPairs") or []]
+        peers += [r.get("CidrIp", "") for r in perm.get("IpRanges") or []]
+        ports = (
+            f"{perm.get('FromPort', '')}-{perm.get('ToPort', '')}" if "FromPort" in perm else "all"
+        )
+        rules.append(
+            f"protocol {perm.get('IpProtocol')} ports {ports} from/to {','.join(peers) or '-'}"
+        )
+    return "; ".join(rules) or "no rules"
+
+
+def _subnet_cidrs(snapshot: Snapshot, subnet_ids: list[str]) -> list[ipaddress.IPv4Network]:
+    subnets = doc(snapshot, SUBNETS).get("Subnets", [])
+    by_id = {s.get("SubnetId"): s.get("CidrBlock") for s in subnets}
+    found = []
+    for sid in subnet_ids:
+        if by_id.get(sid):
+            found.append(ipaddress.IPv4Network(str(by_id[sid]), strict=False))
+    return found
+
+
+def _instance_group_sgs(cluster: dict[str, Any]) -> list[tuple[str, list[str], list[str]]]:
+    base = cluster.get("VpcConfig") or {}
+    result = []
+    for group in cluster.get("InstanceGroups") or []:
+        override = group.get("OverrideVpcConfig") or {}
+        sgs = override.get("SecurityGroupIds") or base.get("SecurityGroupIds") or []
+        subnets = override.get("Subnets") or base.get("Subnets") or []
+        result.append((str(group.get("InstanceGroupName")), list(sgs), list(subnets)))
+    return result
+
+
+def _fix_commands(group_id: str, region: str) -> list[SuggestedCommand]:
+    return [
+        read_only(
+            "confirm the group's rules (read-only)",
+            f"aws ec2 describe-security-groups --group-ids {group_id} --region {region}",
+        ),
+        SuggestedCommand(
+            purpose="allow all inbound traffic from the group itself (EFA needs every protocol)",
+            command=(
+                f"aws ec2 authorize-security-group-ingress --group-id {group_id} "
+                f"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{{GroupId={group_id}}}]' "
+                f"--region {region}"
+            ),
+            preconditions="ec2:AuthorizeSecurityGroupIngress; run it yourself",
+            blast_radius="every instance in this security group can reach the others on all ports",
+        ),
+        SuggestedCommand(
+            purpose="allow all outbound traffic to the group itself",
+            command=(
+                f"aws ec2 authorize-security-group-egress --group-id {group_id} "
+                f"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{{GroupId={group_id}}}]' "
+                f"--region {region}"
+            ),
+            preconditions="ec2:AuthorizeSecurityGroupEgress; run it yourself",
+            blast_radius="every instance in this security group can reach the others on all ports",
+        ),
+    ]
+
+
+@check("network.security-groups", "network", ["SG_SELF_REFERENCE_MISSING"])
+def security_groups(snapshot: Snapshot) -> list[Finding]:
+    code = "SG_SELF_REFERENCE_MISSING"
+    gap = unavailable(
+        snapshot,
+        [CLUSTER, SECURITY_GROUPS],
+        code,
+        Priority.P0,
+        "security-group self-reference",
+        check="network.security-groups",
+    )
+    if gap:
+        return [gap]
+    cluster = doc(snapshot, CLUSTER)
+    own = set(security_group_ids(cluster))
+    described = {g["GroupId"]: g for g in doc(snapshot, SECURITY_GROUPS).get("SecurityGroups", [])}
+    region = str(snapshot.meta.get("region"))
+    problems: list[str] = []
+    evidence_lines = []
+    ok_lines = []
+    commands: list[SuggestedCommand] = []
+    absent = sorted(own - set(described))
+    for group_name, sgs, subnets in _instance_group_sgs(cluster):
+        if not sgs:
+            continue
+        cidrs = _subnet_cidrs(snapshot, subnets)
+        perms_in = [p for sg in sgs for p in described.get(sg, {}).get("IpPermissions", [])]
+        perms_out = [p for sg in sgs for p in described.get(sg, {}).get("IpPermissionsEgress", [])]
+        for direction, perms in (("inbound", perms_in), ("outbound", perms_out)):
+            how = _direction_ok(perms, own, cidrs)
+            if how:
+                ok_lines.append(f"{group_name} {direction}: {how}")
+                continue
+            problems.append(f"{group_name} ({', '.join(sgs)}) has no {direction} all-traffic rule")
+            evidence_lines.append(
+                evidence(SECURITY_GROUPS, f"{', '.join(sgs)} {direction}: {_rules_text(perms)}")
+            )
+            if not commands:
+                commands = _fix_commands(sgs[0], region)
+    if absent and not problems:
+        return [
+            finding(
+                code,
+                Status.INCOMPLETE,
+                Priority.P0,
+                f"security groups not returned by EC2: {listed(absent)}",
+                check="network.security-groups",
+            )
+        ]
+    if problems:
+        return [
+            finding(
+                code,
+                Status.FAIL,
+                Priority.P0,
+                "security groups do not allow all traffic between the cluster's nodes "
+                "(a self-reference or a reference to another of the cluster's groups, inbound "
+                "and outbound): " + listed(problems),
+                check="network.security-groups",
+                evidence=evidence_lines,
+                commands=commands,
+                details={"cluster_groups": sorted(own)},
+            )
+        ]
+    return [
+        finding(
+            code,
+            Status.PASS,
+            Priority.P0,
+            f"security groups allow all traffic between the cluster's nodes ({plural(len(own), 'group')})",
+            check="network.security-groups",
+            details={"allowed_by": ok_lines},
+        )
+    ]
+
+
+# ---------------------------------------------------------------------- NetworkPolicies
+def _namespace_labels(snapshot: Snapshot) -> dict[str, dict[str, str]] | None:
+    listing = snapshot.get_json(list_item("namespaces"))
+    if listing is None:
+        return None
+    result = {}
+    for ns in items(listing):
+        found = dict(labels(ns))
+        found.setdefault(NAMESPACE_NAME_LABEL, name(ns))
+        result[name(ns)] = found
+    return result
+
+
+@check("network.policies", "kubernetes", ["NETWORK_POLICY_BLOCKING"])
+def network_policies(snapshot: Snapshot) -> list[Finding]:
+    code = "NETWORK_POLICY_BLOCKING"
+    groups, skipped = job_scope(
+        snapshot,
+        [list_item("networkpolicies")],
+        code,
+        Priority.P0,
+        "NetworkPolicies between the job's pods",
+        check="network.policies",
+    )
+    if skipped:
+        return skipped
+    policies = items(snapshot.get_json(list_item("networkpolicies")))
+    ns_labels = _namespace_labels(snapshot)
+    findings: list[Finding] = []
+    for job, pods in groups.items():
+        endpoints = [endpoint(p) for p in pods]
+        blocked, uncertain = blocked_between(endpoints, policies, ns_labels)
+        no_dns = dns_blocked(endpoints, policies, ns_labels)
+        if blocked or no_dns:
+            lines = [
+                f"{b.direction} {b.source.name} -> {b.destination.name}: policies "
+                f"{', '.join(b.policies)} allow TCP ports {b.allowed_tcp}"
+                for b in blocked
+            ] + [
+                f"Egress {ep.name} -> kube-dns UDP 53: policies {', '.join(pols)} do not allow DNS"
+                for ep, pols in no_dns
+            ]
+            culprits = sorted(
+                {p for b in blocked for p in b.policies} | {p for _, ps in no_dns for p in ps}
+            )
+            findings.append(
+                finding(
+                    code,
+                    Status.FAIL,
+                    Priority.P0,
+                    f"NetworkPolicies {listed(culprits)} block traffic between pods of {job}"
+                    + (" and DNS lookups" if no_dns else "")
+                    + " (NCCL needs every TCP port between ranks)",
+                    check="network.policies",
+                    hosts=sorted(
+                        {b.source.name for b in blocked} | {b.destination.name for b in blocked}
+                    ),
+                    evidence=[evidence(list_item("networkpolicies"), line) for line in lines[:8]],
+                    commands=[
+                        read_only(
+                            "read the policies that select the job's pods",
+                            f"kubectl get networkpolicy -n {job.namespace} -o yaml",
+                        )
+                    ],
+                    details={"job": str(job), "policies": culprits, "uncertain": uncertain},
+                )
+            )
+        elif uncertain:
+            findings.append(
+                finding(
+                    code,
+                    Status.INCOMPLETE,
+                    Priority.P0,
+                    f"NetworkPolicies for {job} only partly evaluated: {uncertain[0]}",
+                    check="network.policies",
+                    details={"job": str(job), "uncertain": uncertain},
+                )
+            )
+        else:
+            selecting = sorted(
+                {
+                    name(p)
+                    for p in policies
+                    if namespace(p) == job.namespace
+                    and any(matches(spec(p).get("podSelector") or {}, labels(pod)) for pod in pods)
+                }
+            )
+            findings.append(
+                finding(
+                    code,
+                    Status.PASS,
+                    Priority.P0,
+                    f"NetworkPolicies allow all TCP between the {plural(len(pods), 'pod')} of {job}"
+                    + (
+                        f" (policies: {listed(selecting)})"
+                        if selecting
+                        else " (no policy selects them)"
+                    ),
+                    check="network.policies",
+                    details={"job": str(job)},
+                )
+            )
+    return findings
+
+
+# ---------------------------------------------------------------------- headless Service
+def _master_addrs(pods: list[Obj]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for pod in pods:
+        for container in containers(pod):
+            for key, value in env_vars(container):
+                if key == "MASTER_ADDR" and value:
+                    found.setdefault(value, []).append(name(pod))
+    return found
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _service_problem(service: Obj | None, svc_name: str, pods: list[Obj], why: str) -> str | None:
+    if service is None:
+        return f"{why} names Service {svc_name!r}, which does not exist"
+    selector = spec(service).get("selector") or {}
+    if not selector:
+        return None  # endpoints managed by hand; nothing to compare
+    if not any(all(labels(p).get(k) == v for k, v in selector.items()) for p in pods):
+        return f"Service {svc_name!r} ({why}) selects none of the job's pods"
+    return None
+
+
+@check("network.headless-service", "kubernetes", ["HEADLESS_SERVICE_MISSING"])
+def headless_service(snapshot: Snapshot) -> list[Finding]:
+    code = "HEADLESS_SERVICE_MISSING"
+    groups, skipped = job_scope(
+        snapshot,
+        [list_item("services")],
+        code,
+        Priority.P0,
+        "Service behind MASTER_ADDR",
+        check="network.headless-service",
+    )
+    if skipped:
+        return skipped
+    services = {(namespace(s), name(s)): s for s in items(snapshot.get_json(list_item("services")))}
+    findings = []
+    for job, pods in groups.items():
+        problems: list[str] = []
+        checked: list[str] = []
+        for addr, holders in _master_addrs(pods).items():
+            if _is_ip(addr):
+                checked.append(f"MASTER_ADDR={addr} (an IP address)")
+                continue
+            labels_ = addr.rstrip(".").split(".")
+            if labels_[0] in {name(p) for p in pods} and len(labels_) >= 2:
+                svc_name = labels_[1]  # <pod-hostname>.<subdomain Service>
+            else:
+                svc_name = labels_[0]
+            why = f"MASTER_ADDR={addr} (in {plural(len(holders), 'pod')})"
+            problem = _service_problem(services.get((job.namespace, svc_name)), svc_name, pods, why)
+            (problems if problem else checked).append(problem or why)
+        for subdomain in sorted(
+            {str(spec(p).get("subdomain")) for p in pods if spec(p).get("subdomain")}
+        ):
+            service = services.get((job.namespace, subdomain))
+            why = f"spec.subdomain={subdomain}"
+            problem = _service_problem(service, subdomain, pods, why)
+            if problem is None and service is not None and spec(service).get("clusterIP") != "None":
+                problem = f"Service {subdomain!r} ({why}) is not headless, so pod hostnames do not resolve"
+            (problems if problem else checked).append(problem or why)
+        if problems:
+            findings.append(
+                finding(
+                    code,
+                    Status.FAIL,
+                    Priority.P0,
+                    f"the rendezvous address of {job} does not resolve: " + listed(problems, 3),
+                    check="network.headless-service",
+                    evidence=[evidence(list_item("services"), p) for p in problems[:5]],
+                    commands=[
+                        read_only(
+                            "list the Services and the job pods' labels",
+                            f"kubectl get svc,pods -n {job.namespace} --show-labels",
+                        )
+                    ],
+                    details={"job": str(job)},
+                )
+            )
+        elif checked:
+            findings.append(
+                finding(
+                    code,
+                    Status.PASS,
+                    Priority.P0,
+                    f"rendezvous address of {job} resolves to its pods: " + listed(checked, 3),
+                    check="network.headless-service",
+                )
+            )
+        else:
+            findings.append(
+                finding(
+                    code,
+                    Status.INFO,
+                    Priority.P2,
+                    f"{job}: MASTER_ADDR is not in the pod specs (the launcher sets it at run "
+                    "time), and no pod sets spec.subdomain; nothing to check",
+                    check="network.headless-service",
+                )
+            )
+    return findings

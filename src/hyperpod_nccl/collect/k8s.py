@@ -1,0 +1,333 @@
+"""Read-only access to a Kubernetes API server with the official client and a kubeconfig
+(EKS exec authentication included).
+
+The access layer offers list, get-version and pod-log reads only, and its ApiClient refuses
+any HTTP method but GET before a request is made. Connection problems are told apart:
+no kubeconfig, a context that points at another cluster than the HyperPod cluster's EKS
+cluster, an API server that cannot be reached, credentials it rejects, and RBAC that forbids
+one resource (only the checks needing that resource are skipped).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import urllib3
+import yaml
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+from kubernetes.client.exceptions import ApiException
+
+from hyperpod_nccl.collect.aws import ReadOnlyViolation
+
+PAGE_LIMIT = 500
+REQUEST_TIMEOUT = (10, 60)  # connect, read (seconds)
+
+# kind -> (API prefix, plural, namespaced). Only these can be listed.
+RESOURCES: dict[str, tuple[str, str, bool]] = {
+    "nodes": ("/api/v1", "nodes", False),
+    "namespaces": ("/api/v1", "namespaces", False),
+    "pods": ("/api/v1", "pods", True),
+    "services": ("/api/v1", "services", True),
+    "events": ("/api/v1", "events", True),
+    "networkpolicies": ("/apis/networking.k8s.io/v1", "networkpolicies", True),
+    "daemonsets": ("/apis/apps/v1", "daemonsets", True),
+    "jobs": ("/apis/batch/v1", "jobs", True),
+    "pytorchjobs": ("/apis/kubeflow.org/v1", "pytorchjobs", True),
+    "mpijobs": ("/apis/kubeflow.org/v2beta1", "mpijobs", True),
+    "hyperpodpytorchjobs": ("/apis/sagemaker.amazonaws.com/v1", "hyperpodpytorchjobs", True),
+}
+
+
+class ReadOnlyApiClient(k8s_client.ApiClient):  # type: ignore[misc]
+    """An ApiClient that sends GET requests only; anything else is refused in-process."""
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        if str(method).upper() != "GET":
+            raise ReadOnlyViolation(
+                f"refused {method} {url}: hyperpod-nccl only reads from Kubernetes"
+            )
+        return super().request(method, url, *args, **kwargs)
+
+
+@dataclass
+class KubeAccessError(Exception):
+    """Kubernetes could not be used at all; `kind` says why and `fix` what to do."""
+
+    kind: str  # no_config | wrong_context | unreachable | unauthenticated | forbidden | error
+    message: str
+    fix: str = ""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class ContextInfo:
+    name: str
+    cluster: str
+    server: str
+
+
+@dataclass
+class Kubeconfig:
+    """The merged kubeconfig files, as kubectl merges them (first file wins per name)."""
+
+    paths: list[str]
+    current: str | None
+    contexts: dict[str, ContextInfo] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, explicit: str | None) -> Kubeconfig:
+        raw = explicit or os.environ.get("KUBECONFIG") or str(Path.home() / ".kube" / "config")
+        paths = [p for p in raw.split(os.pathsep) if p]
+        existing = [p for p in paths if Path(p).expanduser().is_file()]
+        if not existing:
+            raise KubeAccessError(
+                "no_config",
+                f"no kubeconfig found at {raw}",
+                "aws eks update-kubeconfig --name <eks-cluster> --region <region>",
+            )
+        clusters: dict[str, str] = {}
+        contexts: dict[str, tuple[str, str]] = {}
+        current: str | None = None
+        for path in existing:
+            try:
+                data = yaml.safe_load(Path(path).expanduser().read_text("utf-8")) or {}
+            except (OSError, yaml.YAMLError) as exc:
+                raise KubeAccessError(
+                    "no_config", f"kubeconfig {path} cannot be read: {exc}"
+                ) from exc
+            current = current or data.get("current-context") or None
+            for entry in data.get("clusters") or []:
+                server = ((entry or {}).get("cluster") or {}).get("server", "")
+                clusters.setdefault(str(entry.get("name")), str(server))
+            for entry in data.get("contexts") or []:
+                ctx = (entry or {}).get("context") or {}
+                contexts.setdefault(str(entry.get("name")), (str(ctx.get("cluster")), ""))
+        infos = {
+            name: ContextInfo(name, cluster, clusters.get(cluster, ""))
+            for name, (cluster, _) in contexts.items()
+        }
+        return cls(existing, current, infos)
+
+    @property
+    def path_arg(self) -> str:
+        return os.pathsep.join(self.paths)
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    return a.rstrip("/").lower() == b.rstrip("/").lower()
+
+
+def choose_context(
+    kubeconfig: Kubeconfig,
+    requested: str | None,
+    eks_endpoint: str | None,
+    eks_arn: str | None,
+    fix: str,
+) -> tuple[ContextInfo, str | None]:
+    """The context to use and a note; KubeAccessError when it is not the cluster's EKS cluster.
+
+    With --context, that context must point at the EKS cluster. Without it, the current
+    context is used when it does; otherwise a context in the kubeconfig that does.
+    """
+
+    def matches(info: ContextInfo) -> bool:
+        if eks_endpoint and info.server and _same_endpoint(info.server, eks_endpoint):
+            return True
+        return bool(eks_arn) and info.cluster == eks_arn
+
+    if requested is not None and requested not in kubeconfig.contexts:
+        raise KubeAccessError(
+            "wrong_context",
+            f"kubeconfig context {requested!r} does not exist "
+            f"(contexts: {', '.join(sorted(kubeconfig.contexts)) or 'none'})",
+            fix,
+        )
+    name = requested or kubeconfig.current
+    if name is None or name not in kubeconfig.contexts:
+        candidates = [c for c in kubeconfig.contexts.values() if matches(c)]
+        if candidates:
+            return candidates[0], f"no current context; using {candidates[0].name!r}"
+        raise KubeAccessError("no_config", "the kubeconfig has no current context", fix)
+    chosen = kubeconfig.contexts[name]
+    if not (eks_endpoint or eks_arn):
+        return chosen, "the context could not be checked against the EKS cluster"
+    if matches(chosen):
+        return chosen, None
+    target = eks_arn or eks_endpoint
+    if requested is None:
+        others = [c for c in kubeconfig.contexts.values() if matches(c)]
+        if others:
+            return others[0], (
+                f"current context {name!r} points at {chosen.server or chosen.cluster}, not "
+                f"{target}; using context {others[0].name!r}, which does"
+            )
+    raise KubeAccessError(
+        "wrong_context",
+        f"kubeconfig context {name!r} points at {chosen.server or chosen.cluster}, not at the "
+        f"HyperPod cluster's EKS cluster {target}",
+        fix,
+    )
+
+
+def _classify(exc: BaseException, what: str, server: str) -> KubeAccessError:
+    if isinstance(exc, ApiException):
+        if exc.status == 401:
+            return KubeAccessError(
+                "unauthenticated",
+                f"the Kubernetes API at {server} rejected our credentials (401 Unauthorized) "
+                f"on {what}",
+                "give your IAM principal an EKS access entry (aws eks create-access-entry, "
+                "aws eks associate-access-policy) or refresh: aws eks update-kubeconfig "
+                "--name <eks-cluster> --region <region>",
+            )
+        if exc.status == 403:
+            return KubeAccessError(
+                "forbidden",
+                f"Forbidden: {what}: {_api_message(exc)}",
+                "grant list/get on this resource (see the read-only ClusterRole in the guide)",
+            )
+        if exc.status == 404:
+            return KubeAccessError("not_found", f"NotFound: {what} is not served by {server}")
+        return KubeAccessError("error", f"Error: {what}: HTTP {exc.status} {_api_message(exc)}")
+    if isinstance(exc, urllib3.exceptions.HTTPError | OSError):
+        return KubeAccessError(
+            "unreachable",
+            f"Unreachable: the Kubernetes API at {server} cannot be reached ({type(exc).__name__})",
+            "check that this machine can reach the EKS endpoint (VPN, private endpoint access, "
+            "security group of the control plane)",
+        )
+    return KubeAccessError("error", f"Error: {what}: {type(exc).__name__}: {exc}")
+
+
+def _api_message(exc: ApiException) -> str:
+    try:
+        return str(json.loads(exc.body or "{}").get("message") or exc.reason)
+    except (ValueError, AttributeError):
+        return str(exc.reason)
+
+
+class KubeReader:
+    """List, version and pod-log reads against one API server. Nothing else."""
+
+    def __init__(self, api: ReadOnlyApiClient, context: ContextInfo) -> None:
+        self._api = api
+        self.context = context
+        self.server = context.server or api.configuration.host
+        self.requests = 0
+
+    @classmethod
+    def connect(
+        cls,
+        kubeconfig: Kubeconfig,
+        context: ContextInfo,
+        pool_size: int = 16,
+    ) -> KubeReader:
+        configuration = k8s_client.Configuration()
+        try:
+            k8s_config.load_kube_config(
+                config_file=kubeconfig.path_arg,
+                context=context.name,
+                client_configuration=configuration,
+                persist_config=False,
+            )
+        except (k8s_config.ConfigException, OSError, ValueError) as exc:
+            # Loading runs the exec credential plugin (aws eks get-token) when there is one.
+            raise KubeAccessError(
+                "unauthenticated",
+                f"the credentials of kubeconfig context {context.name!r} could not be obtained: "
+                f"{exc}",
+                "check that the context's exec credential plugin (aws eks get-token) runs with "
+                "your AWS credentials",
+            ) from exc
+        configuration.retries = 1
+        configuration.connection_pool_maxsize = pool_size
+        return cls(ReadOnlyApiClient(configuration), context)
+
+    def _get(self, path: str, query: list[tuple[str, Any]], what: str) -> bytes:
+        self.requests += 1
+        try:
+            response = self._api.call_api(
+                path,
+                "GET",
+                query_params=query,
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+                _preload_content=False,
+                _request_timeout=REQUEST_TIMEOUT,
+            )
+        except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
+            raise _classify(exc, what, self.server) from exc
+        data: bytes = response[0].data
+        return data
+
+    def version(self) -> dict[str, Any]:
+        version: dict[str, Any] = json.loads(self._get("/version", [], "GET /version"))
+        return version
+
+    def list_pages(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """The pages of a list call (limit/continue), each a parsed *List object."""
+        prefix, plural, namespaced = RESOURCES[kind]
+        path = (
+            f"{prefix}/namespaces/{namespace}/{plural}"
+            if namespaced and namespace
+            else f"{prefix}/{plural}"
+        )
+        token: str | None = None
+        while True:
+            query: list[tuple[str, Any]] = [("limit", PAGE_LIMIT)]
+            if label_selector:
+                query.append(("labelSelector", label_selector))
+            if field_selector:
+                query.append(("fieldSelector", field_selector))
+            if token:
+                query.append(("continue", token))
+            page: dict[str, Any] = json.loads(self._get(path, query, f"list {plural}"))
+            yield page
+            token = (page.get("metadata") or {}).get("continue") or None
+            if not token:
+                return
+
+    def list(self, kind: str, namespace: str | None = None, **selectors: str | None) -> Any:
+        items: list[Any] = []
+        pages = 0
+        for page in self.list_pages(kind, namespace, **selectors):
+            pages += 1
+            items.extend(page.get("items") or [])
+        return {"kind": kind, "namespace": namespace, "pages": pages, "items": items}
+
+    def pod_log(
+        self,
+        namespace: str,
+        pod: str,
+        container: str,
+        previous: bool = False,
+        tail_lines: int | None = None,
+        limit_bytes: int | None = None,
+    ) -> str:
+        query: list[tuple[str, Any]] = [("container", container)]
+        if previous:
+            query.append(("previous", "true"))
+        if tail_lines:
+            query.append(("tailLines", tail_lines))
+        if limit_bytes:
+            query.append(("limitBytes", limit_bytes))
+        data = self._get(
+            f"/api/v1/namespaces/{namespace}/pods/{pod}/log",
+            query,
+            f"log of {namespace}/{pod}/{container}" + (" (previous)" if previous else ""),
+        )
+        return data.decode("utf-8", "replace")

@@ -1,0 +1,40 @@
+"""What a live `diagnose` run was asked to look at, already validated (see targets.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from hyperpod_nccl.targets import ClusterRef
+
+DEFAULT_SINCE = timedelta(hours=2)
+DEFAULT_SAMPLE_NODES = 4
+# Pod logs: how much of each container's log to read, and how many containers at most.
+DEFAULT_LOG_TAIL_LINES = 20_000
+DEFAULT_MAX_LOG_CONTAINERS = 512
+DEFAULT_LOG_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    cluster: ClusterRef
+    region: str
+    profile: str | None = None
+    namespace: str | None = None
+    job: str | None = None
+    orchestrator: str | None = None  # eks | slurm; None: from DescribeCluster
+    since: timedelta = DEFAULT_SINCE
+    sample_nodes: int = DEFAULT_SAMPLE_NODES
+    all_nodes: bool = False
+    nodes: tuple[str, ...] = ()
+    kubeconfig: str | None = None
+    context: str | None = None
+    log_tail_lines: int = DEFAULT_LOG_TAIL_LINES
+    max_log_containers: int = DEFAULT_MAX_LOG_CONTAINERS
+    log_workers: int = DEFAULT_LOG_WORKERS
+    aws_max_attempts: int = 5
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    @property
+    def window_start(self) -> datetime:
+        return self.now - self.since

@@ -1,0 +1,185 @@
+"""A live collection for `diagnose`: AWS first, then the orchestrator's side (EKS here; Slurm
+plugs in through `ORCHESTRATOR_COLLECTORS`), then node probes over SSM
+(`hyperpod_nccl.collect.probes.probe_nodes` with the SSM transport).
+
+Everything lands in one Snapshot whose `meta` fixes the run's context (cluster, region,
+orchestrator, time window), so a saved bundle replays to the same findings.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hyperpod_nccl.collect.aws import AwsReader
+from hyperpod_nccl.collect.eks import collect_kubernetes, list_item
+from hyperpod_nccl.collect.hyperpod import (
+    EKS_CLUSTER,
+    NODES,
+    collect_aws,
+    detect_orchestrator,
+    eks_cluster_name,
+)
+from hyperpod_nccl.collect.k8s import KubeReader
+from hyperpod_nccl.collect.options import DiagnoseOptions
+from hyperpod_nccl.collect.probes import probe_nodes
+from hyperpod_nccl.collect.recorder import Recorder
+from hyperpod_nccl.collect.transports.base import TransportError
+from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
+from hyperpod_nccl.kube.objects import items, spec
+from hyperpod_nccl.snapshot import Snapshot
+
+SLURM_STATE = "slurm/state.json"
+PROBE_TARGETS = "probes/targets.json"
+PROBE_RESULTS = "probes/index.json"
+
+
+@dataclass
+class CollectContext:
+    """What an orchestrator collector or the node prober gets to work with."""
+
+    snapshot: Snapshot
+    options: DiagnoseOptions
+    aws: AwsReader
+    cluster: dict[str, Any] | None
+    hooks: dict[str, Any] = field(default_factory=dict)
+
+
+def _collect_eks(ctx: CollectContext) -> None:
+    cluster = ctx.cluster or {}
+    on_reader: Callable[[KubeReader], None] | None = ctx.hooks.get("on_kube_reader")
+    collect_kubernetes(
+        ctx.snapshot,
+        ctx.options,
+        ctx.snapshot.get_json(EKS_CLUSTER),
+        eks_cluster_name(cluster),
+        on_reader,
+    )
+
+
+def _collect_slurm(ctx: CollectContext) -> None:
+    """Slurm state comes from `hyperpod_nccl.collect.slurm.collect_for_diagnose(ctx)`, the
+    hook the Slurm collector provides for diagnose (it picks how to reach the controller)."""
+    collector = _optional("hyperpod_nccl.collect.slurm", "collect_for_diagnose")
+    if collector is None:
+        ctx.snapshot.missing(
+            SLURM_STATE, "not available: Slurm collection for diagnose is not part of this version"
+        )
+        return
+    collector(ctx)
+
+
+ORCHESTRATOR_COLLECTORS: dict[str, Callable[[CollectContext], None]] = {
+    "eks": _collect_eks,
+    "slurm": _collect_slurm,
+}
+
+
+def _optional(module: str, attribute: str) -> Callable[..., Any] | None:
+    try:
+        found = getattr(importlib.import_module(module), attribute, None)
+    except ImportError:
+        return None
+    return found if callable(found) else None
+
+
+def probe_targets(snapshot: Snapshot, options: DiagnoseOptions) -> list[str]:
+    """Nodes to probe: --node, --all-nodes, or a sample led by unhealthy nodes and the
+    nodes running the job's pods."""
+    listed = snapshot.get_json(NODES) or {}
+    nodes = [n for n in listed.get("ClusterNodeSummaries", []) if n.get("InstanceId")]
+    if options.nodes:
+        return list(options.nodes)
+    ids = [str(n["InstanceId"]) for n in nodes]
+    if options.all_nodes:
+        return ids
+    unhealthy = [
+        str(n["InstanceId"])
+        for n in nodes
+        if (n.get("InstanceStatus") or {}).get("Status") not in ("Running", None)
+    ]
+    busy = []
+    for pod in items(snapshot.get_json(list_item("pods"))):
+        node = str(spec(pod).get("nodeName") or "")
+        instance = node.removeprefix("hyperpod-")
+        if instance in ids:
+            busy.append(instance)
+    ordered = list(dict.fromkeys(unhealthy + busy + ids))
+    return ordered[: options.sample_nodes]
+
+
+def _ssm_targets(ctx: CollectContext, nodes: list[str]) -> dict[str, SsmTarget]:
+    arn = str((ctx.cluster or {}).get("ClusterArn", ""))
+    listed = ctx.snapshot.get_json(NODES) or {}
+    groups = {
+        str(n.get("InstanceId")): str(n.get("InstanceGroupName"))
+        for n in listed.get("ClusterNodeSummaries", [])
+    }
+    return {node: SsmTarget.from_cluster_arn(arn, groups.get(node, ""), node) for node in nodes}
+
+
+def _probe_nodes(ctx: CollectContext) -> None:
+    """Node probes over SSM; the transport checks for session-manager-plugin before any
+    session starts, and without it every node is recorded as not probed, with the reason."""
+    targets = probe_targets(ctx.snapshot, ctx.options)
+    ctx.snapshot.put_json(PROBE_TARGETS, {"targets": targets}, source="diagnose")
+    if not targets:
+        ctx.snapshot.missing(PROBE_RESULTS, "not run: no node to probe")
+        return
+    try:
+        transport = SsmTransport(
+            _ssm_targets(ctx, targets), region=ctx.options.region, profile=ctx.options.profile
+        )
+    except TransportError as exc:
+        ctx.snapshot.missing(PROBE_RESULTS, f"not run: {exc}")
+        return
+    summary = probe_nodes(ctx.snapshot, transport, targets)
+    ctx.snapshot.put_json(PROBE_RESULTS, summary.to_dict(), source="ssm")
+
+
+def collect(
+    options: DiagnoseOptions,
+    aws: AwsReader | None = None,
+    hooks: dict[str, Any] | None = None,
+) -> Snapshot:
+    """Collect everything `diagnose` needs; CredentialsError/ClusterNotFound propagate."""
+    aws = aws or AwsReader(options.region, options.profile, max_attempts=options.aws_max_attempts)
+    snapshot = Snapshot(
+        meta={
+            "command": "diagnose",
+            "cluster": options.cluster.value,
+            "region": options.region,
+            "namespace": options.namespace,
+            "job": options.job,
+            "since_seconds": int(options.since.total_seconds()),
+            "window_start": options.window_start.isoformat(),
+            "window_end": options.now.isoformat(),
+        }
+    )
+    try:
+        recorder = Recorder(snapshot)
+        cluster = collect_aws(aws, recorder, options)
+        detected = detect_orchestrator(cluster) if cluster else None
+        orchestrator = options.orchestrator or detected
+        snapshot.meta.update(
+            {
+                "cluster": (cluster or {}).get("ClusterName") or options.cluster.value,
+                "cluster_arn": (cluster or {}).get("ClusterArn"),
+                "orchestrator": orchestrator,
+                "orchestrator_detected": detected,
+            }
+        )
+        ctx = CollectContext(snapshot, options, aws, cluster, dict(hooks or {}))
+        if orchestrator is None:
+            snapshot.meta["orchestrator_unknown"] = (
+                "DescribeCluster failed, so the orchestrator is unknown; pass --orchestrator"
+            )
+        else:
+            ORCHESTRATOR_COLLECTORS[orchestrator](ctx)
+        _probe_nodes(ctx)
+    except BaseException:
+        snapshot.close()
+        raise
+    return snapshot

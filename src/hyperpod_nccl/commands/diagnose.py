@@ -1,0 +1,103 @@
+"""`hyperpod-nccl diagnose`: what blocks NCCL on a HyperPod cluster now, read-only, live or
+from a saved bundle."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hyperpod_nccl.api import diagnose
+from hyperpod_nccl.commands.common import add_output_options, emit
+
+EXAMPLES = """examples:
+  hyperpod-nccl diagnose --bundle examples/bundles/oom-one-rank      # replay, no AWS access
+  hyperpod-nccl diagnose --cluster ml-cluster --region us-west-2
+  hyperpod-nccl diagnose --cluster ml-cluster --namespace training --job llama-70b --since 6h
+  hyperpod-nccl diagnose --cluster arn:aws-us-gov:sagemaker:us-gov-west-1:123456789012:cluster/abcd1234efgh
+  hyperpod-nccl diagnose --cluster ml-cluster --save-bundle case-1234.tar.gz --format json
+
+Read-only: only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made (any
+other call is refused in-process). Suggested fixes are printed, never run.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "diagnose",
+        help="find what blocks NCCL on a HyperPod cluster (EKS), live and read-only, or from a bundle",
+        description=(
+            "Collect a HyperPod cluster's state read-only (SageMaker, EC2, CloudWatch, EKS, "
+            "Kubernetes objects and pod logs), check it, and name the root cause. "
+            "--save-bundle keeps everything collected; --bundle replays it offline."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    target = parser.add_argument_group("cluster")
+    target.add_argument("--cluster", metavar="NAME|ARN", help="HyperPod cluster name or ARN")
+    target.add_argument(
+        "--region",
+        help="AWS region (default: the ARN's, then AWS_REGION/AWS_DEFAULT_REGION, then the profile's)",
+    )
+    target.add_argument("--profile", help="AWS profile (default: AWS_PROFILE or default chain)")
+    target.add_argument(
+        "--orchestrator",
+        choices=("eks", "slurm"),
+        help="override the orchestrator DescribeCluster reports",
+    )
+    scope = parser.add_argument_group("scope")
+    scope.add_argument("--namespace", help="Kubernetes namespace of the job (default: all)")
+    scope.add_argument(
+        "--job", help="training job name (batch Job, PyTorchJob, MPIJob, HyperPodPyTorchJob)"
+    )
+    scope.add_argument(
+        "--since",
+        default="2h",
+        help="time window for events and logs, e.g. 30m, 2h, 1d (default: 2h)",
+    )
+    nodes = scope.add_mutually_exclusive_group()
+    nodes.add_argument("--sample-nodes", type=int, metavar="N", help="probe N nodes (default: 4)")
+    nodes.add_argument("--all-nodes", action="store_true", help="probe every node")
+    scope.add_argument(
+        "--node", action="append", default=[], metavar="ID", help="probe this instance (repeatable)"
+    )
+    kube = parser.add_argument_group("kubernetes")
+    kube.add_argument(
+        "--kubeconfig", help="kubeconfig file (default: KUBECONFIG or ~/.kube/config)"
+    )
+    kube.add_argument(
+        "--context", help="kubeconfig context (default: the one for the cluster's EKS cluster)"
+    )
+    bundles = parser.add_argument_group("bundles")
+    bundles.add_argument(
+        "--save-bundle", metavar="PATH", help="save what was collected (directory or .tar.gz)"
+    )
+    bundles.add_argument(
+        "--bundle", metavar="PATH", help="replay a saved bundle instead of collecting"
+    )
+    add_output_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = diagnose(
+        args.cluster,
+        args.region,
+        profile=args.profile,
+        namespace=args.namespace,
+        job=args.job,
+        orchestrator=args.orchestrator,
+        since=args.since,
+        sample_nodes=args.sample_nodes,
+        all_nodes=args.all_nodes,
+        nodes=args.node,
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        bundle=args.bundle,
+        save_bundle=args.save_bundle,
+    )
+    if report.summary.get("bundle_saved_to"):
+        print(
+            f"hyperpod-nccl: bundle saved to {report.summary['bundle_saved_to']}", file=sys.stderr
+        )
+    return emit(report, args)
