@@ -233,6 +233,28 @@ def check_gpu_ecc(snapshot: Snapshot) -> list[Finding]:
                     commands=recovery_commands(node, "replace"),
                     details={"gpu": g.bus_id},
                 )
+            if g.unrepairable_memory:
+                bad = True
+                results.problem(
+                    node,
+                    Status.FAIL,
+                    Priority.P0,
+                    f"{label}: the driver reports unrepairable memory; the GPU must be replaced",
+                    evidence=[(src, "Unrepairable Memory : Yes")],
+                    commands=recovery_commands(node, "replace"),
+                    details={"gpu": g.bus_id},
+                )
+            if g.repair_pending:
+                bad = True
+                results.problem(
+                    node,
+                    Status.FAIL,
+                    Priority.P0,
+                    f"{label}: {' and '.join(g.repair_pending)} repair pending; it takes effect after a GPU reset",
+                    evidence=[(src, f"{r} Repair Pending : Yes") for r in g.repair_pending],
+                    commands=recovery_commands(node, "reset"),
+                    details={"gpu": g.bus_id},
+                )
             if g.remap_pending:
                 bad = True
                 results.problem(

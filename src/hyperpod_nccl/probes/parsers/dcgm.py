@@ -74,8 +74,9 @@ def parse_dcgmi(text: str) -> DcgmReport:
         if not name:
             if last is not None:
                 sub = _result_of(value)
-                if sub and value.startswith("GPU") and sub.lower() in ("fail", "error"):
-                    last.result = sub  # DCGM 4: "GPU3: Fail" under a passing summary
+                if sub and sub.lower() in ("fail", "error"):
+                    # "Pass - GPU: 1" then "Fail - GPU: 0"; DCGM 4: "GPU3: Fail" under a summary
+                    last.result = sub
                 last.detail = (last.detail + " " + value).strip()
             continue
         name = name.lstrip("-> ").strip()

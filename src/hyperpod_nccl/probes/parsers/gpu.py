@@ -82,6 +82,9 @@ class GpuHealth:
     retired_dbe: int | None = None
     retired_sbe: int | None = None
     retirement_pending: bool | None = None
+    # Blackwell/Hopper drivers (580+) add repair state under "ECC Errors"
+    repair_pending: list[str] = field(default_factory=list)  # "Channel", "TPC" repairs pending
+    unrepairable_memory: bool | None = None
     unreadable: list[str] = field(default_factory=list)  # fields that said "Unknown Error"
 
     @property
@@ -115,6 +118,11 @@ def _record(gpu: GpuHealth, path: tuple[str, ...], key: str, value: str) -> None
         gpu.product = value
     elif lowered[-1:] == ("ecc mode",) and k == "current":
         gpu.ecc_mode = value
+    elif lowered[-1:] == ("ecc errors",) and k.endswith("repair pending"):
+        if yes_no(value):
+            gpu.repair_pending.append(key.replace(" Repair Pending", ""))
+    elif lowered[-1:] == ("ecc errors",) and k == "unrepairable memory":
+        gpu.unrepairable_memory = yes_no(value)
     elif "ecc errors" in lowered and ("volatile" in lowered or "aggregate" in lowered):
         n = to_int(value)
         if n is None:
@@ -261,11 +269,15 @@ class Topology:
         )
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def parse_topology(text: str) -> Topology:
-    """`nvidia-smi topo -m`: the GPU/NIC connection matrix and each GPU's CPU and NUMA affinity."""
+    """`nvidia-smi topo -m`: the GPU/NIC connection matrix and each GPU's CPU and NUMA affinity.
+    Driver 580 underlines the header row with terminal escapes even when not on a terminal."""
     topo = Topology()
     columns: list[str] = []
-    for line in text.splitlines():
+    for line in _ANSI.sub("", text).splitlines():
         for pattern in _SMI_FAILURES:
             if pattern.search(line):
                 topo.error = topo.error or line.strip()

@@ -64,8 +64,10 @@ def _parse_time(line: str, boot: datetime | None) -> datetime | None:
         tz = "+00:00" if tz == "Z" else tz
         if len(tz) == 5:
             tz = tz[:3] + ":" + tz[3:]
+        frac = (m.group("frac") or "")[:6]
+        stamp = m.group("ts") + (f".{frac.ljust(6, '0')}" if frac else "") + tz
         try:
-            return datetime.fromisoformat(m.group("ts") + tz).astimezone(timezone.utc)
+            return datetime.fromisoformat(stamp).astimezone(timezone.utc)
         except ValueError:
             return None
     m = _CTIME.match(line)
