@@ -41,14 +41,50 @@ class LogAnalysis:
     builders: dict[str, FindingBuilder] = field(default_factory=dict)
     facts: Facts = field(default_factory=Facts)
     sources: list[SourceStats] = field(default_factory=list)
-    stalled_nvls: list[Occurrence] = field(default_factory=list)
+
+    def merge(self, later: LogAnalysis) -> None:
+        """Fold in the result of scanning later input (another file, or the next byte range
+        of the same file)."""
+        for code, builder in later.builders.items():
+            if code in self.builders:
+                self.builders[code].merge(builder)
+            else:
+                self.builders[code] = builder
+        self.facts.merge(later.facts)
+        by_name = {s.name: s for s in self.sources}
+        for stats in later.sources:
+            mine = by_name.get(stats.name)
+            if mine is None:
+                self.sources.append(stats)
+                by_name[stats.name] = stats
+            else:
+                mine.bytes += stats.bytes
+                mine.lines += stats.lines
+                mine.matched_lines += stats.matched_lines
+                mine.long_lines += stats.long_lines
+
+    def occurrences(self) -> list[Occurrence]:
+        found = self.facts.occurrences()
+        for builder in self.builders.values():
+            found += builder.occurrences()
+        return found
+
+    def stalled_nvls(self) -> list[Occurrence]:
+        """Processes whose NCCL init reached NVLS setup and printed no Init COMPLETE after
+        it: they hung there (that line is the last NCCL prints before the hang)."""
+        facts = self.facts
+        return [
+            occ for key, occ in facts.nvls.items() if facts.init_complete.get(key, 0) <= occ.line_no
+        ]
 
 
 class LogAnalyzer:
-    def __init__(self, catalog: Catalog, backend: str = "auto") -> None:
+    def __init__(
+        self, catalog: Catalog, backend: str = "auto", prefilter: Prefilter | None = None
+    ) -> None:
         self.catalog = catalog
         self._rules = catalog.rules
-        self.prefilter: Prefilter = make_prefilter(catalog.rules, backend)
+        self.prefilter: Prefilter = prefilter or make_prefilter(catalog.rules, backend)
         # A line whose only candidates are benign rules needs no look at all.
         self._benign = frozenset(r.index for r in catalog.rules if r.role == "benign")
         self.result = LogAnalysis()
@@ -56,24 +92,27 @@ class LogAnalyzer:
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
 
-    def scan(self, name: str, stream: BinaryIO) -> SourceStats:
-        """Scan one input; findings accumulate across calls."""
+    def scan(self, name: str, stream: BinaryIO, lines_before: int = 0) -> ScanStats:
+        """Scan one input (or, with `lines_before`, the rest of one after that many lines);
+        findings accumulate across calls."""
         default_rank, default_host = file_defaults(name)
         stats = ScanStats()
-        source = SourceStats(name)
-        self.result.sources.append(source)
+        sources = self.result.sources
+        if not (sources and sources[-1].name == name):  # a later range of the same file
+            sources.append(SourceStats(name))
+        source = sources[-1]
         try:
-            for hit in scan_stream(stream, self.prefilter, stats, ignore=self._benign):
+            hits = scan_stream(
+                stream, self.prefilter, stats, ignore=self._benign, line_base=lines_before
+            )
+            for hit in hits:
                 if self._process(name, hit, default_rank, default_host):
                     source.matched_lines += 1
         finally:
-            source.bytes, source.lines, source.long_lines = (
-                stats.bytes,
-                stats.lines,
-                stats.long_lines,
-            )
-            self._check_nvls_stall(name)
-        return source
+            source.bytes += stats.bytes
+            source.lines += stats.lines
+            source.long_lines += stats.long_lines
+        return stats
 
     def _verdict(self, hit: LineHit) -> LineVerdict:
         """What the rules say about this line's text, computed once per distinct text: logs
@@ -186,17 +225,6 @@ class LogAnalyzer:
             xid = int(captures.get("xid") or 0)
             if xid not in xids and len(xids) < 50:
                 xids.append(xid)
-
-    def _check_nvls_stall(self, source: str) -> None:
-        """A process whose NCCL init reached NVLS setup and never printed Init COMPLETE after
-        it hung there (the line is the last NCCL prints before the hang)."""
-        facts = self.result.facts
-        for key, occ in list(facts.nvls.items()):
-            if key[0] != source:
-                continue
-            if facts.init_complete.get(key, 0) <= occ.line_no:
-                self.result.stalled_nvls.append(occ)
-            del facts.nvls[key]
 
 
 def _with_rank(occ: Occurrence, rank: int) -> Occurrence:

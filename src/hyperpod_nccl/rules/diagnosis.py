@@ -179,10 +179,11 @@ def _derive_unresolved_master(
 def _derive_nvls_stall(
     analysis: LogAnalysis, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
-    if not analysis.stalled_nvls:
+    stalled = analysis.stalled_nvls()
+    if not stalled:
         return
     builder = _builder(builders, catalog, "NCCL_TOPOLOGY")
-    for occ in analysis.stalled_nvls[:6]:
+    for occ in stalled[:6]:
         builder.add(occ, "derived-nvls-stall", "weak", Status.FAIL, {})
     if builder.title is None:
         builder.title = (

@@ -191,14 +191,14 @@ def scan_stream(
     stats: ScanStats | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     ignore: frozenset[int] = frozenset(),
+    line_base: int = 0,
 ) -> Iterator[LineHit]:
     """Yield the lines of `stream` that may match a rule, with their line numbers. Lines whose
     only candidate rules are in `ignore` are not yielded."""
     stats = stats if stats is not None else ScanStats()
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
-    filled = 0
-    line_base = 0  # newlines seen before buf[0]
+    filled = 0  # line_base: lines before buf[0] (non-zero when resuming inside a file)
     eof = False
     while not eof:
         n = stream.readinto(view[filled:])  # type: ignore[attr-defined]

@@ -128,3 +128,50 @@ class Facts:
             progress.last_completed = int(captures["last_completed"])
         if progress.occurrence is None:
             progress.occurrence = occ
+
+    def merge(self, later: Facts) -> None:
+        """Fold in the facts of a scan of later input: first sightings stay first, the
+        latest progress and init completion win."""
+        for version, identities in later.nccl_versions.items():
+            known = self.nccl_versions.setdefault(version, {})
+            for identity, occ in identities.items():
+                known.setdefault(identity, occ)
+        for name in (
+            "networks",
+            "ofi_attempted",
+            "net_plugins",
+            "interfaces",
+            "comm_ranks",
+            "ipv6_unresolved",
+        ):
+            mine_map = getattr(self, name)
+            for key, value in getattr(later, name).items():
+                mine_map.setdefault(key, value)
+        for key, line in later.init_complete.items():
+            self.init_complete[key] = max(line, self.init_complete.get(key, 0))
+        self.nvls.update(later.nvls)
+        self.timeout_origins |= later.timeout_origins
+        self.hosts |= later.hosts
+        if later.world_size:
+            self.world_size = max(self.world_size or 0, later.world_size)
+        for rank, progress in later.progress.items():
+            current = self.progress.setdefault(rank, RankProgress(rank))
+            for attr in ("timed_out_seq", "op", "timeout_ms", "last_enqueued", "last_completed"):
+                value = getattr(progress, attr)
+                if value is not None:
+                    setattr(current, attr, value)
+            current.occurrence = current.occurrence or progress.occurrence
+
+    def occurrences(self) -> list[Occurrence]:
+        """Every Occurrence held, so a later pass can renumber their lines."""
+        found: list[Occurrence] = []
+        for identities in self.nccl_versions.values():
+            found += identities.values()
+        found += [occ for _, occ in self.networks.values()]
+        found += self.ofi_attempted.values()
+        found += [occ for _, occ in self.net_plugins.values()]
+        found += self.interfaces.values()
+        found += self.nvls.values()
+        found += self.ipv6_unresolved.values()
+        found += [p.occurrence for p in self.progress.values() if p.occurrence is not None]
+        return found

@@ -130,3 +130,39 @@ class FindingBuilder:
 
     def first_occurrence(self) -> Occurrence | None:
         return self.earliest or self.first
+
+    def merge(self, later: FindingBuilder) -> None:
+        """Fold in what another scan of later input saw for the same code."""
+        self.count += later.count
+        self.contributions.update(later.contributions)
+        self.roles |= later.roles
+        if _STATUS_SEVERITY.get(later.status, 3) < _STATUS_SEVERITY.get(self.status, 3):
+            self.status = later.status
+        self.ranks |= later.ranks
+        self.hosts |= later.hosts
+        for process in later.processes:
+            if len(self.processes) >= 4096:
+                break
+            self.processes.add(process)
+        for key, values in later.captures.items():
+            mine = self.captures.setdefault(key, [])
+            for value in values:
+                if value not in mine and len(mine) < MAX_CAPTURE_VALUES:
+                    mine.append(value)
+        for key, value in later.details.items():
+            if isinstance(value, list) and isinstance(self.details.get(key), list):
+                self.details[key] += [v for v in value if v not in self.details[key]][:50]
+            else:
+                self.details.setdefault(key, value)
+        self.first = self.first or later.first
+        stamp = time_key(later.earliest.timestamp) if later.earliest else None
+        mine_stamp = time_key(self.earliest.timestamp) if self.earliest else None
+        if stamp is not None and (mine_stamp is None or stamp < mine_stamp):
+            self.earliest = later.earliest
+        for occurrence in later.evidence:
+            self._keep_evidence(occurrence)
+        self.title = self.title or later.title
+
+    def occurrences(self) -> list[Occurrence]:
+        found = [o for o in (self.first, self.earliest) if o is not None]
+        return found + self.evidence
