@@ -43,7 +43,9 @@ SHM_FULL_FRACTION = 0.9
 
 @check("node.reachability", AREA, ["NODE_UNREACHABLE"])
 def check_reachability(snapshot: Snapshot) -> list[Finding]:
-    """One INCOMPLETE finding per distinct reason, naming every node it applies to."""
+    """One INCOMPLETE finding per distinct reason, naming every node it applies to; SKIPPED
+    when the transport could not run at all here (no session was tried)."""
+    blocked = (snapshot.meta.get("node_probe") or {}).get("preflight")
     by_reason: dict[str, list[str]] = defaultdict(list)
     for node in nodes_in(snapshot):
         if not reached(snapshot, node):
@@ -52,7 +54,7 @@ def check_reachability(snapshot: Snapshot) -> list[Finding]:
     return [
         Finding(
             code="NODE_UNREACHABLE",
-            status=Status.INCOMPLETE,
+            status=Status.SKIPPED if blocked and reason == blocked else Status.INCOMPLETE,
             priority=Priority.P1,
             title=f"{len(nodes)} node(s) not probed ({name_list(sorted(nodes))}): {reason}",
             reference=reference("NODE_UNREACHABLE"),

@@ -135,6 +135,22 @@ def _record(
     )
 
 
+def sample_nodes(nodes: Sequence[str], limit: int, prefer: Sequence[str] = ()) -> list[str]:
+    """At most `limit` nodes: the preferred ones first (nodes of the failing job, suspect nodes),
+    then an even spread over the rest, so a sample covers every part of a sorted node list.
+    Deterministic, so two runs probe the same nodes."""
+    if limit < 1:
+        raise ValueError("the sample size must be at least 1")
+    known = list(dict.fromkeys(nodes))
+    chosen = [n for n in dict.fromkeys(prefer) if n in set(known)][:limit]
+    rest = [n for n in known if n not in set(chosen)]
+    count = min(limit - len(chosen), len(rest))
+    if count > 0:
+        step = len(rest) / count
+        chosen += [rest[int(i * step)] for i in range(count)]
+    return chosen
+
+
 def probe_nodes(
     snapshot: Snapshot,
     transport: Transport,
@@ -206,6 +222,7 @@ def probe_nodes(
     summary.reached.sort()
     snapshot.meta["node_probe"] = {
         **summary.to_dict(),
+        "preflight": blocked,
         "concurrency": concurrency,
         "start_rate": start_rate,
         "node_timeout_s": node_timeout_s,
