@@ -96,6 +96,11 @@ def diagnose(
 
     if bundle is not None:
         snapshot = collect_or_load(None, bundle)
+    elif not cluster and orchestrator in (None, "slurm"):
+        # No cluster named: diagnose the Slurm this host can query (a head or login node).
+        from hyperpod_nccl.slurm.diagnose import collect_local_slurm
+
+        snapshot = collect_local_slurm()
     else:
         options = build_options(
             cluster=cluster,

@@ -1,4 +1,4 @@
-"""Local Slurm diagnosis (head node, no --cluster) against the real Slurm, and its bad input."""
+"""`diagnose` without --cluster on a Slurm host, against the real Slurm, and its bad input."""
 
 from __future__ import annotations
 
@@ -8,33 +8,32 @@ from pathlib import Path
 import pytest
 from slurmlab import sh
 
+from hyperpod_nccl.api import diagnose
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.report import render
-from hyperpod_nccl.slurm.diagnose import NO_SLURM_HERE, collect_local_slurm, slurm_report
-from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.slurm.diagnose import NO_SLURM_HERE
 
 
-def test_a_down_node_is_the_root_cause_and_aws_is_reported_not_checked(
+def test_local_slurm_diagnosis_names_the_down_node_and_says_aws_was_not_checked(
     live_slurm: list[str], tmp_path: Path
 ) -> None:
     sh("scontrol", "update", "nodename=node03", "state=down", "reason=hardware failure: PSU")
-    snapshot = collect_local_slurm()
-    report = slurm_report(snapshot, [])
-    document = report.to_dict()
-    assert document["root_cause"] == "SLURM_NODE_DOWN"
+    bundle = tmp_path / "case.tar.gz"
+    document = json.loads(render(diagnose(save_bundle=str(bundle)), "json", None))
+    assert document["summary"]["orchestrator"] == "slurm"
     assert document["issues_found"] == len(
         [f for f in document["findings"] if f["status"] == "FAIL"]
     )
     down = next(f for f in document["findings"] if f["code"] == "SLURM_NODE_DOWN")
-    assert down["hosts"] == ["node03"]
+    assert down["hosts"] == ["node03"] and down["status"] == "FAIL"
     assert down["reference"] == "debugging-guide.md#slurm-node-down"
-    # A saved bundle replays to the same findings without Slurm.
-    bundle = snapshot.save(str(tmp_path / "bundle.tar.gz"))
-    replayed = slurm_report(Snapshot.load(str(bundle))).to_dict()
+    checked_later = {n["check"].split(".")[0] for n in document["not_checked"]}
+    assert "cluster" in checked_later  # the AWS side, reported as not checked
+    # The saved bundle replays to the same findings with no Slurm and no AWS.
+    replayed = json.loads(render(diagnose(bundle=str(bundle)), "json", None))
     assert [(f["code"], f["status"], f["hosts"]) for f in replayed["findings"]] == [
         (f["code"], f["status"], f["hosts"]) for f in document["findings"]
     ]
-    json.loads(render(report, "json", None))
 
 
 def test_no_slurm_commands_and_no_cluster_is_a_clear_input_error(
@@ -42,6 +41,6 @@ def test_no_slurm_commands_and_no_cluster_is_a_clear_input_error(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without sinfo, scontrol, squeue
     with pytest.raises(InputError) as raised:
-        collect_local_slurm()
+        diagnose()
     assert str(raised.value) == NO_SLURM_HERE
     assert "\n" not in NO_SLURM_HERE
