@@ -12,7 +12,11 @@ from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefi
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
 
-PROGRESS_RULES = ("torch-watchdog-timeout", "torch-timeout-progress")
+PROGRESS_RULES = (
+    "torch-watchdog-timeout",
+    "torch-timeout-progress",
+    "torch-watchdog-failure-detected",
+)
 MEMO_ENTRIES = 100_000
 
 

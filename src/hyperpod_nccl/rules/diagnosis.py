@@ -202,15 +202,28 @@ def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
 
 
 def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None:
-    """Lines with NCCL's host:pid:tid [dev] prefix name a process; NCCL's comm line maps it to
-    a rank."""
+    """Fill in ranks and hosts from what NCCL's communicator lines tell: a line with NCCL's
+    host:pid:tid [dev] prefix, or a kernel line naming a pid on a host, belongs to the rank that
+    process initialised; a rank's host is where its communicator lived."""
     if not facts.comm_ranks:
         return
+    by_pid: dict[tuple[str, int], int] = {}
+    host_of: dict[int, str] = {}
+    for (host, pid, _device), rank in facts.comm_ranks.items():
+        by_pid.setdefault((host, pid), rank)
+        host_of.setdefault(rank, host)
     for builder in builders:
         for process in builder.processes:
             rank = facts.comm_ranks.get(process)
             if rank is not None:
                 builder.ranks.add(rank)
+        for pid in builder.captures.get("pid", []):
+            for host in list(builder.hosts):
+                rank = by_pid.get((host, int(pid))) if pid.isdigit() else None
+                if rank is not None:
+                    builder.ranks.add(rank)
+        if not builder.hosts:
+            builder.hosts |= {host_of[r] for r in builder.ranks if r in host_of}
 
 
 def _effective_rules(builder: FindingBuilder, catalog: Catalog, present: set[str]) -> list[str]:
@@ -319,6 +332,9 @@ def _stalled_ranks(facts: Facts) -> Finding | None:
         title=title,
         reference="debugging-guide.md#stalled-ranks",
         ranks=suspects,
+        hosts=sorted(
+            {host for (host, _pid, _dev), rank in facts.comm_ranks.items() if rank in suspects}
+        ),
         evidence=evidence,
         details={
             "seq": target_seq,

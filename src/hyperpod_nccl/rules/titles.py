@@ -80,8 +80,19 @@ def _xid(builder: FindingBuilder) -> str:
 
 
 def _oom(builder: FindingBuilder) -> str:
-    subject = where(builder).removeprefix("on ") or "a process"
-    return f"{subject} was killed for lack of host or container memory (OOM kill)"
+    process = _first(builder, "process")
+    pid = _first(builder, "pid")
+    what = f"{process} (pid {pid})" if process and pid else "a process"
+    place = where(builder)
+    return f"{what} {place + ' ' if place else ''}was killed for lack of host or container memory (OOM kill)"
+
+
+def _crash(builder: FindingBuilder) -> str:
+    if set(builder.contributions) == {"abort-signal"}:
+        return f"the process aborted (SIGABRT) {where(builder)}, as PyTorch does after a failed or timed-out collective".replace(
+            "  ", " "
+        )
+    return f"{builder.info.title} {where(builder)}".strip()
 
 
 def _cuda_oom(builder: FindingBuilder) -> str:
@@ -103,6 +114,7 @@ _SPECIFIC: dict[str, Callable[[FindingBuilder], str]] = {
     "GPU_ECC": _xid,
     "NVLINK_ERROR": _xid,
     "CONTAINER_OOM": _oom,
+    "RANK_CRASH": _crash,
     "CUDA_OOM": _cuda_oom,
     "EXTERNAL_SIGNAL": _signal,
 }
