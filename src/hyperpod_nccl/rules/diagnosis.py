@@ -209,19 +209,19 @@ def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None
         return
     by_pid: dict[tuple[str, int], int] = {}
     host_of: dict[int, str] = {}
-    for (host, pid, _device), rank in facts.comm_ranks.items():
-        by_pid.setdefault((host, pid), rank)
-        host_of.setdefault(rank, host)
+    for (comm_host, comm_pid, _device), comm_rank in facts.comm_ranks.items():
+        by_pid.setdefault((comm_host, comm_pid), comm_rank)
+        host_of.setdefault(comm_rank, comm_host)
     for builder in builders:
         for process in builder.processes:
-            rank = facts.comm_ranks.get(process)
-            if rank is not None:
-                builder.ranks.add(rank)
-        for pid in builder.captures.get("pid", []):
+            found = facts.comm_ranks.get(process)
+            if found is not None:
+                builder.ranks.add(found)
+        for pid_text in builder.captures.get("pid", []):
             for host in list(builder.hosts):
-                rank = by_pid.get((host, int(pid))) if pid.isdigit() else None
-                if rank is not None:
-                    builder.ranks.add(rank)
+                found = by_pid.get((host, int(pid_text))) if pid_text.isdigit() else None
+                if found is not None:
+                    builder.ranks.add(found)
         if not builder.hosts:
             builder.hosts |= {host_of[r] for r in builder.ranks if r in host_of}
 
