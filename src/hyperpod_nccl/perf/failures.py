@@ -16,18 +16,24 @@ from dataclasses import dataclass
 class FailurePattern:
     kind: str
     pattern: re.Pattern[str]
+    own: bool  # printed by nccl-tests itself, so it shows a run even with no table around it
 
 
 def _p(kind: str, regex: str) -> FailurePattern:
-    return FailurePattern(kind, re.compile(regex))
+    return FailurePattern(kind, re.compile(regex), own=False)
+
+
+def _own(kind: str, regex: str) -> FailurePattern:
+    return FailurePattern(kind, re.compile(regex), own=True)
 
 
 # Checked in order; the first match wins. A named group `host` says where it happened.
 PATTERNS = (
-    _p("nccl", r"(?:(?P<host>[\w.-]+):\s+)?(?:Test )?NCCL failure\s+\S+\s+'?(?P<what>[^']*)"),
-    _p("cuda", r"(?:(?P<host>[\w.-]+):\s+)?Test CUDA failure\s+\S+\s+'?(?P<what>[^']*)"),
-    _p("nccl", r"(?:(?P<host>[\w.-]+):\s+)?Test failure\s+\S+"),
-    _p("nccl", r"^#\s*error:\s*(?P<what>\S.*)"),
+    _own("nccl", r"(?:(?P<host>[\w.-]+):\s+)?(?:Test )?NCCL failure\s+\S+\s+'?(?P<what>[^']*)"),
+    _own("cuda", r"(?:(?P<host>[\w.-]+):\s+)?Test CUDA failure\s+\S+\s+'?(?P<what>[^']*)"),
+    _own("nccl", r"\.\. (?P<host>[\w.-]+) pid \d+: Test failure\s+\S+"),
+    _own("nccl", r"(?:(?P<host>[A-Za-z][\w.-]*):\s+)?Test failure\s+\S+"),
+    _own("nccl", r"^#\s*error:\s*(?P<what>\S.*)"),
     _p(
         "timeout",
         r"slurmstepd: error: \*\*\* (?:STEP|JOB) \S+ ON (?P<host>\S+) CANCELLED AT \S+ DUE TO TIME LIMIT",
@@ -64,6 +70,7 @@ PATTERNS = (
 class FailureLine:
     kind: str
     host: str | None
+    own: bool
 
 
 def classify(body: str) -> FailureLine | None:
@@ -75,7 +82,7 @@ def classify(body: str) -> FailureLine | None:
         m = fp.pattern.search(body)
         if m:
             host = m.groupdict().get("host")
-            return FailureLine(fp.kind, host)
+            return FailureLine(fp.kind, host, fp.own)
     return None
 
 

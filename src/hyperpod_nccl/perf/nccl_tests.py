@@ -39,11 +39,23 @@ _AVG_BUSBW = re.compile(
     r"^#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|inf)\s*(?P<verdict>OK|FAILED)?"
 )
 _INT = re.compile(r"^-?\d+$")
+# NCCL INFO lines that name the network transport (NET/OFI is the aws-ofi-nccl plugin: EFA).
 _TRANSPORTS = (
-    (re.compile(r"NET/OFI|AWS Libfabric|Using network Libfabric|Selected provider is efa"), "efa"),
-    (re.compile(r"Using network Socket|via NET/Socket|NET/Socket : Using"), "socket"),
-    (re.compile(r"Using network IB|via NET/IB|NET/IB : Using"), "ib"),
+    (
+        "efa",
+        (
+            "NET/OFI",
+            "AWS Libfabric",
+            "Using network Libfabric",
+            "via NET/Libfabric",
+            "Selected provider is efa",
+        ),
+    ),
+    ("socket", ("Using network Socket", "via NET/Socket", "NET/Socket : Using")),
+    ("ib", ("Using network IB", "via NET/IB", "NET/IB : Using")),
 )
+# Only these NCCL INFO lines matter here; the rest of NCCL_DEBUG=INFO output is skipped unread.
+_USEFUL_INFO = ("NCCL version", "NET/", "Using network", "provider is")
 _TIME_NAMES = ("time", "cputime")
 _PREAMBLE = ("size", "count", "type", "redop", "root")
 _DEFAULT_HALF = ["time", "algbw", "busbw", "#wrong"]
@@ -86,11 +98,13 @@ class _Stream:
     last_binary: str | None = None  # from the last command line that named an nccl-tests binary
     pending_version: str | None = None
     skipped: list[int] = field(default_factory=list)  # row-like lines that could not be read
+    pending_errors: list[RunError] = field(default_factory=list)
 
     def _new_run(self, line: int) -> Run:
         if self.current is not None:
             self._close()
         run = Run(source=self.source, start_line=line, stream=self.label)
+        run.errors, self.pending_errors = self.pending_errors, []
         if self.last_binary:
             run.collective, run.collective_from = self.last_binary, "command line"
         if self.pending_version:
@@ -209,11 +223,14 @@ class _Stream:
             self.layout, run.columns = layout, columns
         if labels:
             run.labels = labels
-        if run.rows and _out_of_order(run.rows[-1], row):
+        if run.rows and _out_of_order(run.rows, row):
             run.interleaved = True
         run.rows.append(row)
 
     def _other(self, n: int, body: str) -> None:
+        if " NCCL INFO " in body:
+            self._nccl_info(n, body)  # by far the most common line in NCCL_DEBUG=INFO output
+            return
         names = _column_names(body) if "size" in body or "bytes" in body else None
         if names is not None:
             # A column header without its `#` (a table someone pasted or assembled).
@@ -242,26 +259,43 @@ class _Stream:
                     and self.current.collective == "unknown"
                 ):
                     self.current.collective, self.current.collective_from = name, "command line"
-        if "NCCL" in body:
+        if "NCCL version" in body:
+            self._nccl_info(n, body)
+        failure = failures.classify(body)
+        if failure is not None:
+            self._error(n, body, failure)
+
+    def _nccl_info(self, n: int, body: str) -> None:
+        """The NCCL version and the network transport, from NCCL INFO lines."""
+        if "NCCL version" in body:
             m = _NCCL_VERSION.search(body)
             if m:
                 self.pending_version = m["v"]
                 if self.current is not None and self.current.nccl_version is None:
                     self.current.nccl_version = m["v"]
-            for pattern, transport in _TRANSPORTS:
-                if pattern.search(body):
+        if "NET/" in body or "Using network" in body or "provider is" in body:
+            known = self.current.transports if self.current is not None else set()
+            for transport, needles in _TRANSPORTS:
+                if transport not in known and any(needle in body for needle in needles):
                     self._run(n).transports.add(transport)
-        failure = failures.classify(body)
-        if failure is not None:
-            self._error(n, body, failure)
 
     def _error(self, n: int, body: str, failure: failures.FailureLine) -> None:
+        error = RunError(failure.kind, body.strip()[:500], n, failure.host)
+        if self.current is None and not failure.own and not self.last_binary:
+            # A generic error with no nccl-tests run around it (yet): keep it for the next run.
+            if len(self.pending_errors) < 200:
+                self.pending_errors.append(error)
+            return
         run = self._run(n)
         if len(run.errors) < 200:  # a crash can print the same error from every rank
-            run.errors.append(RunError(failure.kind, body.strip()[:500], n, failure.host))
+            run.errors.append(error)
 
     def finish(self) -> list[Run]:
         self._close()
+        if self.pending_errors and self.last_binary:
+            # Launch errors printed around an nccl-tests command line that never started a run.
+            self._new_run(self.pending_errors[0].line)
+            self._close()
         return [r for r in self.runs if _worth_reporting(r)]
 
 
@@ -283,8 +317,18 @@ def _worth_reporting(run: Run) -> bool:
     )
 
 
-def _out_of_order(previous: Row, row: Row) -> bool:
-    return row.size < previous.size
+# Below this, nccl-tests can print the same size twice (counts round down to the same value).
+_MIN_DISTINCT_BYTES = 1024 * 1024
+
+
+def _out_of_order(rows: list[Row], row: Row) -> bool:
+    """Rows of one table grow in size. Going back to the first size is a new cycle (`-N`);
+    any other step back, or the same large size twice in a row, means two tables mixed."""
+    previous = rows[-1]
+    if row.size < previous.size:
+        return row.size != rows[0].size
+    same_kind = (row.dtype, row.redop, row.root) == (previous.dtype, previous.redop, previous.root)
+    return row.size == previous.size and row.size >= _MIN_DISTINCT_BYTES and same_kind
 
 
 def _binary_name(text: str) -> str | None:
@@ -431,6 +475,8 @@ class TextParser:
 
     def feed(self, n: int, line: str) -> None:
         self.lines = n
+        if " NCCL INFO " in line and not any(word in line for word in _USEFUL_INFO):
+            return
         stripped = strip_prefixes(line)
         stream = self.streams.get(stripped.label)
         if stream is None:

@@ -12,22 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Each pattern matches one prefix at the start of a line; they are peeled off in any order.
-_LABELLED = [
-    re.compile(r"\[\d+,(?P<label>\d+)\]<std(?:out|err)>:"),  # Open MPI --tag-output
-    re.compile(r"\[(?P<label>\d+)\](?=\s|#|$)"),  # MPICH -prepend-rank, other launchers
-    re.compile(r"(?P<label>\d+):(?=\s|$)"),  # srun --label
-]
-_UNLABELLED = [
+# One prefix at the start of a line; prefixes are peeled off in any order, one match at a time.
+_PREFIX = re.compile(
+    r"\s*(?:"
+    r"\[\d+,(?P<ompi>\d+)\]<std(?:out|err)>:"  # Open MPI --tag-output
+    r"|\[(?P<rank>\d+)\](?=\s|#|$)"  # MPICH -prepend-rank, other launchers
+    r"|(?P<srun>\d+):(?=\s|$)"  # srun --label
     # ISO 8601 timestamps (kubectl logs --timestamps, CloudWatch exports).
-    re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?=\s)"),
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?=\s)"
     # Bracketed timestamps, e.g. `[2024-05-01 10:00:00]` from an awk strftime wrapper.
-    re.compile(r"\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?\]"),
-    # kubectl logs --prefix: `[pod/name/container]`.
-    re.compile(r"\[pod/[^\]\s]+\]"),
+    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?\]"
+    r"|\[pod/[^\]\s]+\]"  # kubectl logs --prefix
     # pdsh / clush host labels in front of a table line: `node-1: #  size ...`.
-    re.compile(r"[A-Za-z][\w.-]*:(?=\s+(?:#|\d|\[))"),
-]
+    r"|[A-Za-z][\w.-]*:(?=\s+(?:#|\d|\[))"
+    r")"
+)
 # Launcher tags that some launchers repeat inside a line, at every write the task made.
 _INLINE_TAG = re.compile(r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>:)?")
 MAX_PREFIXES = 6
@@ -41,27 +40,16 @@ class Stripped:
 
 def strip_prefixes(line: str) -> Stripped:
     """Peel launcher and logging prefixes off one line."""
-    body = line.lstrip()
+    pos = 0
     label = ""
     for _ in range(MAX_PREFIXES):
-        matched = False
-        for pattern in _LABELLED:
-            m = pattern.match(body)
-            if m:
-                label = label or m.group("label")
-                body = body[m.end() :].lstrip()
-                matched = True
-                break
-        if not matched:
-            for pattern in _UNLABELLED:
-                m = pattern.match(body)
-                if m:
-                    body = body[m.end() :].lstrip()
-                    matched = True
-                    break
-        if not matched:
+        m = _PREFIX.match(line, pos)
+        if m is None:
             break
-    return Stripped(body, label)
+        pos = m.end()
+        if not label:
+            label = m["ompi"] or m["rank"] or m["srun"] or ""
+    return Stripped(line[pos:].lstrip() if pos else line.lstrip(), label)
 
 
 def drop_inline_tags(body: str) -> str:

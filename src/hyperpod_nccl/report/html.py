@@ -238,10 +238,10 @@ def _busbw_chart(report: Report) -> str:
         else ""
     )
     return (
-        '<h2 id="busbw">Bus bandwidth against message size</h2>'
+        '<section id="busbw"><h2>Bus bandwidth against message size</h2>'
         '<p class="note">One line per run (a node, a pair or a group of nodes); runs that include a '
         "straggler in red. Compare runs at large sizes, where busbw levels off.</p>"
-        f'<div class="chart">{"".join(parts)}</div><div class="legend">{legend_html}</div>{cut}'
+        f'<div class="chart">{"".join(parts)}</div><div class="legend">{legend_html}</div>{cut}</section>'
     )
 
 
@@ -317,9 +317,10 @@ def _pair_chart(report: Report) -> str:
             color = BLUE
         bars.append((_run_name(r), float(r["summary_busbw"]), color, kind))
     return (
-        '<h2 id="pairs">Bus bandwidth per pair</h2><p class="note">One bar per pair-sweep result; pairs '
+        '<section id="pairs"><h2>Bus bandwidth per pair</h2><p class="note">One bar per pair-sweep result; pairs '
         "that include a straggler in red.</p>"
         + _bar_chart("chart-pairs", bars, _reference_lines(report))
+        + "</section>"
     )
 
 
@@ -349,11 +350,12 @@ def _node_chart(report: Report) -> str:
         for n in sorted(nodes, key=lambda n: n["median_busbw"])
     ]
     return (
-        '<h2 id="nodes">Nodes</h2><p class="note">Each node\'s median busbw at large sizes over the runs '
+        '<section id="nodes"><h2>Nodes</h2><p class="note">Each node\'s median busbw at large sizes over the runs '
         "it took part in, against its peers' level and the slow line (10% below; see "
         "performance-testing.md#straggler-node). Stragglers in red, nodes that could not be told apart "
         "in orange, nodes only measured with a straggler in grey.</p>"
         + _bar_chart("chart-nodes", bars, _reference_lines(report))
+        + "</section>"
     )
 
 
@@ -374,26 +376,28 @@ def _progress_view(report: Report) -> str:
         # Scale so that a lag of one collective is visible even at large sequence numbers.
         floor = max(0, low - max(1, (lead - low) * 2))
         bars = []
+        texts = []
         for m in rows:
             seq = int(m["last_seq"])
             behind = seq < lead
-            label = f"{m['member']}: {m['last_op']} {seq}"
-            bars.append(
-                (
-                    label,
-                    float(seq - floor),
-                    RED if behind else GREEN,
-                    "behind" if behind else "reached",
-                )
-            )
+            color, css = (RED, "behind") if behind else (GREEN, "reached")
+            bars.append((f"{m['member']}: {m['last_op']}", float(seq - floor), color, css))
+            texts.append(f"#{seq}" + (f" ({lead - seq} behind)" if behind else ""))
         chart = _bar_chart(
-            f"chart-progress-{len(sections)}", bars, [], unit=f"collectives after #{floor}"
+            f"chart-progress-{len(sections)}",
+            bars,
+            [],
+            unit=f"collectives after #{floor}",
+            value_texts=texts,
+            axis=False,
         )
         sections.append(f'<h3 class="progress-group">{_e(name)}</h3>{chart}')
     return (
-        '<h2 id="progress">Per-rank progress</h2><p class="note">The last collective each rank reached '
+        '<section id="progress"><h2>Per-rank progress</h2><p class="note">The last collective each rank reached '
         "(enqueued), per communicator or process group; ranks behind the others in red. Bars start at "
-        "a common earlier collective so that small lags show.</p>" + "".join(sections)
+        "a common earlier collective so that small lags show.</p>"
+        + "".join(sections)
+        + "</section>"
     )
 
 
@@ -410,7 +414,7 @@ def render_html(report: Report) -> str:
         items = "".join(
             f"<li><code>{_e(n.check)}</code>: {_e(n.reason)}</li>" for n in report.not_checked[:200]
         )
-        not_checked = f'<h2 id="not-checked">Not checked</h2><ul>{items}</ul>'
+        not_checked = f'<section id="not-checked"><h2>Not checked</h2><ul>{items}</ul></section>'
     s = report.summary
     meta = f"{s.get('inputs_read', 0)} input(s), {s.get('runs_found', 0)} nccl-tests run(s)"
     body = "".join(
