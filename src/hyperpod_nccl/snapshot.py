@@ -16,16 +16,19 @@ import json
 import os
 import re
 import shutil
+import stat
 import tarfile
 import tempfile
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 from hyperpod_nccl import __version__
+from hyperpod_nccl.bundle.scrub import Scrubber
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
@@ -33,7 +36,19 @@ BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 200_000
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9_.@:+=-]+(?:/[A-Za-z0-9_.@:+=-]+)*$")
+_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_.@:+=-]")
+
+
+@dataclass(frozen=True)
+class BundleLimits:
+    """How much a bundle may hold before reading it is refused (each refusal names the limit)."""
+
+    member_bytes: int = MAX_MEMBER_BYTES
+    total_bytes: int = MAX_TOTAL_BYTES
+    members: int = MAX_MEMBERS
+    manifest_bytes: int = MAX_MANIFEST_BYTES
 
 
 class BundleError(Exception):
@@ -84,6 +99,24 @@ class Snapshot:
 
     def put_text(self, name: str, text: str, source: str = "") -> None:
         self._write(name, text, source, "text")
+
+    def put_stream(self, name: str, stream: IO[bytes], source: str = "") -> None:
+        """Copy a text stream (a log) as it is, in bounded memory. If reading fails part way,
+        what was read is kept, recorded, and the error raised."""
+        path = self._root / _check_name(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(path, "wb") as out:
+                shutil.copyfileobj(stream, out, 1024 * 1024)
+        finally:
+            size = path.stat().st_size
+            with self._lock:
+                self.items[name] = ItemRecord(name, "collected", source, None, "text", size, _now())
+
+    def note(self, name: str, note: str) -> None:
+        """Say something about a collected item, e.g. that it is only the readable part."""
+        with self._lock:
+            self.items[name].reason = note
 
     def missing(self, name: str, reason: str, source: str = "") -> None:
         """Record that `name` could not be collected, and why (AccessDenied, timeout, ...)."""
@@ -137,62 +170,140 @@ class Snapshot:
         }
 
     # ------------------------------------------------------------------ bundles
-    def save(self, path: str) -> Path:
-        """Write a bundle: a .tar.gz if `path` ends so, else a directory. Never overwrites."""
+    def save(self, path: str, scrub: Scrubber | None = None) -> Path:
+        """Write a bundle: a .tar.gz if `path` ends so, else a directory. Never overwrites.
+
+        Every item, item name and the manifest pass through `scrub` first: by default a
+        Scrubber that redacts secrets (see hyperpod_nccl.redact). The manifest records what
+        the scrubbing did.
+        """
+        scrub = scrub if scrub is not None else Scrubber()
         target = Path(path)
         if target.exists():
             raise BundleError(f"{path} already exists; not overwriting it")
-        manifest = json.dumps(self.manifest(), indent=1, sort_keys=True)
+        names = self._scrubbed_names(scrub)
         if path.endswith((".tar.gz", ".tgz")):
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(target.name + ".partial")
-            with tarfile.open(tmp, "w:gz") as tar:
-                _add_bytes(tar, MANIFEST, manifest.encode())
-                for name in self.collected():
-                    tar.add(self._root / name, arcname=name, recursive=False)
-            os.replace(tmp, target)
+            try:
+                with tarfile.open(tmp, "w:gz") as tar:
+                    for name in self.collected():
+                        with tempfile.TemporaryFile(dir=self._root) as scrubbed:
+                            self._write_scrubbed(name, scrub, scrubbed)
+                            info = tarfile.TarInfo(names[name])
+                            info.size = scrubbed.tell()
+                            info.mtime = int(datetime.now(timezone.utc).timestamp())
+                            scrubbed.seek(0)
+                            tar.addfile(info, scrubbed)
+                    _add_bytes(tar, MANIFEST, self._scrubbed_manifest(scrub, names).encode())
+                os.replace(tmp, target)
+            finally:
+                tmp.unlink(missing_ok=True)
         else:
             target.mkdir(parents=True)
-            (target / MANIFEST).write_text(manifest, "utf-8")
             for name in self.collected():
-                dest = target / name
+                dest = target / names[name]
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(self._root / name, dest)
+                with open(dest, "wb") as out:
+                    self._write_scrubbed(name, scrub, out)
+            (target / MANIFEST).write_text(self._scrubbed_manifest(scrub, names), "utf-8")
         return target
 
+    def _scrubbed_names(self, scrub: Scrubber) -> dict[str, str]:
+        """Item name -> name in the bundle: scrubbed, safe, and still unique."""
+        taken: set[str] = {MANIFEST}
+        names: dict[str, str] = {}
+        for name in self.names():
+            parts = [
+                _UNSAFE_CHARS.sub("_", p).strip(".") or "_" for p in scrub.name(name).split("/")
+            ]
+            new = "/".join(parts)
+            stem, dot, ext = new.rpartition(".") if "." in parts[-1] else (new, "", "")
+            n = 1
+            while new in taken:
+                n += 1
+                new = f"{stem}-{n}{dot}{ext}"
+            taken.add(new)
+            names[name] = new
+        return names
+
+    def _write_scrubbed(self, name: str, scrub: Scrubber, out: IO[bytes]) -> None:
+        record = self.items[name]
+        if record.kind == "json":
+            data = scrub.data(json.loads((self._root / name).read_text("utf-8", "replace")))
+            out.write(json.dumps(data, indent=1, sort_keys=True, default=str).encode())
+            return
+        with open(self._root / name, "rb") as source:
+            scrub.copy(source, out)
+
+    def _scrubbed_manifest(self, scrub: Scrubber, names: dict[str, str]) -> str:
+        items = []
+        for record in sorted(self.items.values(), key=lambda r: r.name):
+            entry = asdict(record)
+            entry["name"] = names[record.name]
+            entry["source"] = scrub.text(record.source or "")
+            entry["reason"] = scrub.text(record.reason) if record.reason else record.reason
+            items.append(entry)
+        meta = scrub.data(self.meta)
+        # Counted last, after every item went through the scrubber.
+        manifest = {**meta, "scrubbing": scrub.describe(), "items": items}
+        return json.dumps(manifest, indent=1, sort_keys=True)
+
     @classmethod
-    def load(cls, path: str) -> Snapshot:
-        """Read a bundle written by `save`, refusing unsafe archive members."""
+    def load(cls, path: str, limits: BundleLimits | None = None) -> Snapshot:
+        """Read a bundle written by `save`, refusing unsafe or oversized archive members.
+
+        Refused, with a one-line BundleError naming the member: absolute paths, `..`, names
+        with characters a bundle never writes, duplicates, symbolic and hard links, device
+        files, FIFOs and sparse files, and anything over `limits`.
+        """
+        limits = limits or BundleLimits()
         source = Path(path)
         if not source.exists():
             raise BundleError(f"{path}: no such bundle")
         snapshot = cls()
-        if source.is_dir():
-            _copy_dir_bundle(source, snapshot._root)
-        else:
-            _extract_tar_bundle(source, snapshot._root)
-        manifest_path = snapshot._root / MANIFEST
+        try:
+            if source.is_dir():
+                _copy_dir_bundle(source, snapshot._root, limits)
+            else:
+                _extract_tar_bundle(source, snapshot._root, limits)
+            snapshot._read_manifest(path, limits)
+        except BaseException:
+            snapshot.close()
+            raise
+        return snapshot
+
+    def _read_manifest(self, path: str, limits: BundleLimits) -> None:
+        manifest_path = self._root / MANIFEST
         if not manifest_path.is_file():
             raise BundleError(f"{path}: not a hyperpod-nccl bundle (no {MANIFEST})")
+        if manifest_path.stat().st_size > limits.manifest_bytes:
+            raise BundleError(
+                f"{path}: {MANIFEST} is over the {limits.manifest_bytes}-byte limit; refusing"
+            )
         try:
             manifest = json.loads(manifest_path.read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise BundleError(f"{path}: {MANIFEST} is not valid JSON") from exc
+        if not isinstance(manifest, dict):
+            raise BundleError(f"{path}: {MANIFEST} is not a JSON object")
         manifest_path.unlink()
         items = manifest.pop("items", [])
-        snapshot.meta = manifest
-        for raw in items:
-            record = ItemRecord(**{k: raw.get(k) for k in ItemRecord.__dataclass_fields__})
-            _check_name(record.name)
-            if record.status == "collected" and not (snapshot._root / record.name).is_file():
+        self.meta = manifest
+        for raw in items if isinstance(items, list) else []:
+            if not isinstance(raw, dict):
+                raise BundleError(f"{path}: {MANIFEST} lists an item that is not an object")
+            fields: dict[str, Any] = {k: raw.get(k) for k in ItemRecord.__dataclass_fields__}
+            record = ItemRecord(**fields)
+            _check_name(str(record.name))
+            if record.status == "collected" and not (self._root / record.name).is_file():
                 record = ItemRecord(
                     record.name,
                     "missing",
                     record.source,
                     "listed in the manifest but absent from the bundle",
                 )
-            snapshot.items[record.name] = record
-        return snapshot
+            self.items[record.name] = record
 
     def close(self) -> None:
         shutil.rmtree(self._root, ignore_errors=True)
@@ -207,36 +318,78 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def _safe_member_name(name: str) -> str:
+def _safe_member_name(source: Path, name: str) -> str:
     pure = PurePosixPath(name)
-    if pure.is_absolute() or ".." in pure.parts or name.startswith("/"):
-        raise BundleError(f"refusing archive member with an unsafe path: {name!r}")
-    return str(pure)
+    if name.startswith("/") or pure.is_absolute() or ".." in pure.parts or "\\" in name:
+        raise BundleError(f"{source}: refusing member {name!r}: its path leaves the bundle")
+    clean = str(pure)
+    if clean != MANIFEST and not _NAME.match(clean):
+        raise BundleError(f"{source}: refusing member {name!r}: a bundle never holds such a name")
+    return clean
 
 
-def _extract_tar_bundle(source: Path, root: Path) -> None:
-    total = 0
-    count = 0
+def _member_kind(member: tarfile.TarInfo) -> str | None:
+    """What makes a member unsafe to extract, or None for a plain file or directory."""
+    if member.issym():
+        return f"symbolic link to {member.linkname!r}"
+    if member.islnk():
+        return f"hard link to {member.linkname!r}"
+    if member.ischr() or member.isblk():
+        return "device file"
+    if member.isfifo():
+        return "FIFO"
+    if member.issparse():
+        return "sparse file"
+    if not (member.isfile() or member.isdir()):
+        return "special member"
+    return None
+
+
+@dataclass
+class _Budget:
+    """Counts members and bytes against the limits; refuses with the limit named."""
+
+    source: Path
+    limits: BundleLimits
+    members: int = 0
+    total: int = 0
+
+    def count(self) -> None:
+        self.members += 1
+        if self.members > self.limits.members:
+            raise BundleError(f"{self.source}: more than {self.limits.members} members; refusing")
+
+    def take(self, name: str, size: int) -> None:
+        if size > self.limits.member_bytes:
+            raise BundleError(
+                f"{self.source}: refusing member {name!r}: {size} bytes is over the "
+                f"{self.limits.member_bytes}-byte limit per member"
+            )
+        self.total += size
+        if self.total > self.limits.total_bytes:
+            raise BundleError(
+                f"{self.source}: refusing the bundle: its members add up to over the "
+                f"{self.limits.total_bytes}-byte limit"
+            )
+
+
+def _extract_tar_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
+    budget = _Budget(source, limits)
+    seen: set[str] = set()
     try:
         with tarfile.open(source, "r:*") as tar:
             for member in tar:
-                count += 1
-                if count > MAX_MEMBERS:
-                    raise BundleError(f"{source}: more than {MAX_MEMBERS} members; refusing")
-                name = _safe_member_name(member.name)
+                budget.count()
+                name = _safe_member_name(source, member.name)
+                unsafe = _member_kind(member)
+                if unsafe:
+                    raise BundleError(f"{source}: refusing member {name!r}: {unsafe}")
                 if member.isdir():
                     continue
-                if not member.isfile():
-                    raise BundleError(
-                        f"{source}: refusing member {name!r}: links and device files are not allowed"
-                    )
-                if member.size > MAX_MEMBER_BYTES:
-                    raise BundleError(
-                        f"{source}: member {name!r} is {member.size} bytes, over the {MAX_MEMBER_BYTES} limit"
-                    )
-                total += member.size
-                if total > MAX_TOTAL_BYTES:
-                    raise BundleError(f"{source}: bundle is over the {MAX_TOTAL_BYTES}-byte limit")
+                if name in seen:
+                    raise BundleError(f"{source}: refusing member {name!r}: it appears twice")
+                seen.add(name)
+                budget.take(name, member.size)
                 stream = tar.extractfile(member)
                 if stream is None:
                     raise BundleError(f"{source}: cannot read member {name!r}")
@@ -244,12 +397,12 @@ def _extract_tar_bundle(source: Path, root: Path) -> None:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 with open(dest, "wb") as out:
                     shutil.copyfileobj(stream, out)
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise BundleError(f"{source}: not a readable .tar.gz bundle ({exc})") from exc
 
 
-def _copy_dir_bundle(source: Path, root: Path) -> None:
-    total = 0
+def _copy_dir_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
+    budget = _Budget(source, limits)
     for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
         for name in dirnames + filenames:
             full = Path(dirpath) / name
@@ -257,12 +410,15 @@ def _copy_dir_bundle(source: Path, root: Path) -> None:
                 raise BundleError(f"{source}: refusing symbolic link {full.relative_to(source)}")
         for name in filenames:
             full = Path(dirpath) / name
-            if not full.is_file():
-                raise BundleError(f"{source}: refusing special file {full.relative_to(source)}")
-            size = full.stat().st_size
-            total += size
-            if size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                raise BundleError(f"{source}: bundle exceeds the size limits")
-            dest = root / full.relative_to(source)
+            relative = full.relative_to(source).as_posix()
+            info = full.lstat()
+            if not stat.S_ISREG(info.st_mode):
+                raise BundleError(f"{source}: refusing special file {relative}")
+            if info.st_nlink > 1:
+                raise BundleError(f"{source}: refusing {relative}: it is a hard link")
+            _safe_member_name(source, relative)
+            budget.count()
+            budget.take(relative, info.st_size)
+            dest = root / relative
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(full, dest)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from hyperpod_nccl.exit_codes import ExitCode
+from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
+
+if TYPE_CHECKING:
+    from hyperpod_nccl.snapshot import Snapshot
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -35,3 +39,80 @@ def emit(report: Report, args: argparse.Namespace) -> int:
     sys.stdout.write(render(report, args.format, sys.stdout))
     sys.stdout.flush()
     return exit_code_for(report, args.fail_on)
+
+
+# ------------------------------------------------------------------ escalation bundles
+def add_bundle_options(parser: argparse.ArgumentParser) -> None:
+    """`--save-bundle PATH [--obfuscate | --no-redact]`, for every command with a Report.
+
+    Call `check_bundle_options(args)` before the work (it refuses an existing target) and
+    `save_escalation_bundle(report, snapshot, args)` after it.
+    """
+    group = parser.add_argument_group("escalation bundle")
+    group.add_argument(
+        "--save-bundle",
+        metavar="PATH",
+        help="also write a redacted bundle for a support case: PATH.tar.gz (or a directory) "
+        "with the reports, what was read, versions and a summary (`bundle summary PATH`)",
+    )
+    scrub = group.add_mutually_exclusive_group()
+    scrub.add_argument(
+        "--obfuscate",
+        action="store_true",
+        help="in the bundle, also replace host names, IPs, account and instance IDs with "
+        "consistent stand-ins; the mapping goes to PATH.mapping.json (mode 0600), never "
+        "into the bundle",
+    )
+    scrub.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="keep secrets (keys, tokens, passwords) in the bundle. Never share such a bundle",
+    )
+
+
+def check_bundle_options(args: argparse.Namespace) -> None:
+    """Refuse, before any work, options that cannot be honoured; exit 2."""
+    from hyperpod_nccl.bundle.escalation import EscalationOptions, check_target
+    from hyperpod_nccl.snapshot import BundleError
+
+    path = getattr(args, "save_bundle", None)
+    if path is None:
+        if getattr(args, "obfuscate", False) or getattr(args, "no_redact", False):
+            raise UsageError("--obfuscate and --no-redact only apply with --save-bundle PATH")
+        return
+    try:
+        check_target(EscalationOptions(path, obfuscate=getattr(args, "obfuscate", False)))
+    except BundleError as exc:
+        raise UsageError(f"--save-bundle: {exc}") from exc
+
+
+def save_escalation_bundle(report: Report, snapshot: Snapshot, args: argparse.Namespace) -> None:
+    """Write the escalation bundle `--save-bundle` asked for (nothing without it); say where
+    on standard error. A bundle that cannot be written raises InputError (exit 1)."""
+    from hyperpod_nccl.bundle.escalation import EscalationOptions
+    from hyperpod_nccl.bundle.escalation import save_escalation_bundle as save
+    from hyperpod_nccl.snapshot import BundleError
+
+    path = getattr(args, "save_bundle", None)
+    if path is None:
+        return
+    redact = not getattr(args, "no_redact", False)
+    if not redact:
+        print(
+            "hyperpod-nccl: WARNING: --no-redact: the bundle keeps every secret it read "
+            "(keys, tokens, passwords). Do not share it.",
+            file=sys.stderr,
+        )
+    options = EscalationOptions(
+        path, obfuscate=getattr(args, "obfuscate", False), redact=redact, argv=sys.argv
+    )
+    try:
+        saved = save(report, snapshot, options)
+    except (BundleError, OSError) as exc:
+        raise InputError(f"cannot save the bundle: {exc}") from exc
+    redacted = sum(saved.redacted.values())
+    line = f"hyperpod-nccl: bundle saved to {saved.path}"
+    line += f" ({redacted} secret(s) redacted)" if redact else " (NOT redacted)"
+    if saved.mapping_path is not None:
+        line += f"; obfuscation mapping (keep it, do not send it) in {saved.mapping_path}"
+    print(line, file=sys.stderr)

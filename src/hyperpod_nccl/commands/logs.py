@@ -5,15 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.commands.common import add_output_options, emit
-from hyperpod_nccl.exit_codes import ExitCode
+from hyperpod_nccl.bundle.logs import LogSession
+from hyperpod_nccl.commands.common import (
+    add_bundle_options,
+    add_output_options,
+    check_bundle_options,
+    emit,
+)
+from hyperpod_nccl.exit_codes import ExitCode, UsageError
 
 EXAMPLES = """examples:
   hyperpod-nccl logs job-logs/                       # a directory of per-rank or per-pod logs
   hyperpod-nccl logs rank*.log dmesg.txt.gz          # files, plain or gzip
   kubectl logs job/train --all-containers | hyperpod-nccl logs -
   hyperpod-nccl logs slurm-1234.out --format json --fail-on P0
+  hyperpod-nccl logs job-logs/ --save-bundle case-1234.tar.gz --obfuscate   # for a support case
+  hyperpod-nccl logs --bundle case-1234.tar.gz                              # re-analyse offline
 """
 
 
@@ -30,7 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="file, .gz file, directory, or - for stdin"
+        "paths", nargs="*", metavar="PATH", help="file, .gz file, directory, or - for stdin"
+    )
+    parser.add_argument(
+        "--bundle", metavar="PATH", help="analyse the logs inside a saved bundle instead"
     )
     parser.add_argument(
         "--engine",
@@ -39,18 +49,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="pattern engine: hyperscan when installed (default), or pure-Python re",
     )
     add_output_options(parser)
+    add_bundle_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        report = analyze_logs(args.paths, backend=args.engine)
-    except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    for item in report.not_checked:
-        print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
-    code = emit(report, args)
+    if bool(args.paths) == bool(args.bundle):
+        raise UsageError("logs: give log PATHs or --bundle PATH (one of the two)")
+    check_bundle_options(args)
+    with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
+        try:
+            report = session.analyze(backend=args.engine)
+        except RuntimeError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+        for item in report.not_checked:
+            print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
+        code = emit(report, args)
+        session.save_bundle(report, args)
     if report.summary.get("inputs_read", 0) == 0:
         print("error: none of the inputs could be read", file=sys.stderr)
         return ExitCode.NO_INPUT

@@ -1,0 +1,174 @@
+"""Write an escalation bundle: everything a run collected, its reports, the job's environment,
+component versions and a support-case summary, redacted (and optionally obfuscated) on the
+way to disk. With obfuscation, the mapping from stand-ins back to the real names goes to a
+separate file next to the bundle, readable by its owner only, and never into the archive.
+
+Layout (inside the .tar.gz or directory):
+
+    manifest.json          tool version, command line (secrets removed), time window (UTC),
+                           what was collected and what was not and why, what was scrubbed
+    summary.md             the support-case summary (`hyperpod-nccl bundle summary`)
+    reports/report.txt     the report as printed, and as JSON (the contract) and Markdown
+    reports/report.json
+    reports/report.md
+    job/environment.json   NCCL_*, FI_*, TORCH_* ... variables the job's logs show
+    versions.json          this tool, Python and its libraries, and versions the logs print
+    logs/NNNN/<file>       for `logs`: the inputs, decompressed and redacted
+    ...                    for `diagnose`/`perf`: the collected state, as collected
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from hyperpod_nccl import __version__
+from hyperpod_nccl.bundle.jobfacts import JobFacts
+from hyperpod_nccl.bundle.obfuscate import Obfuscator
+from hyperpod_nccl.bundle.scrub import Scrubber
+from hyperpod_nccl.bundle.summary import render_summary
+from hyperpod_nccl.model import Report
+from hyperpod_nccl.redact import Redactor
+from hyperpod_nccl.report.json_report import render_json
+from hyperpod_nccl.report.markdown import render_markdown
+from hyperpod_nccl.report.text import render_text
+from hyperpod_nccl.snapshot import BundleError, Snapshot
+
+SUMMARY = "summary.md"
+REPORTS = ("reports/report.txt", "reports/report.json", "reports/report.md")
+ENVIRONMENT = "job/environment.json"
+VERSIONS = "versions.json"
+_LIBRARIES = ("boto3", "botocore", "kubernetes", "hyperscan", "PyYAML")
+_OWN_ITEMS = (SUMMARY, *REPORTS, ENVIRONMENT, VERSIONS)
+
+
+@dataclass(frozen=True)
+class EscalationOptions:
+    path: str
+    obfuscate: bool = False
+    redact: bool = True
+    argv: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class SavedBundle:
+    path: Path
+    mapping_path: Path | None
+    redacted: dict[str, int]
+
+
+def mapping_path_for(bundle: str) -> Path:
+    """Where the obfuscation mapping goes: beside the bundle, never inside it."""
+    return Path(bundle.rstrip("/") + ".mapping.json")
+
+
+def check_target(options: EscalationOptions) -> None:
+    """Refuse before any work is done if the bundle (or its mapping file) already exists."""
+    if os.path.lexists(options.path):
+        raise BundleError(f"{options.path} already exists; not overwriting it")
+    mapping = mapping_path_for(options.path)
+    if options.obfuscate and os.path.lexists(mapping):
+        raise BundleError(f"{mapping} already exists; not overwriting it")
+
+
+def tool_versions() -> dict[str, str]:
+    versions = {
+        "hyperpod-nccl": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+    }
+    for name in _LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def read_job_facts(snapshot: Snapshot) -> JobFacts:
+    """Environment, versions and time span from every text item (logs above all)."""
+    facts = JobFacts()
+    for name in snapshot.collected():
+        record = snapshot.items[name]
+        path = snapshot.path_of(name)
+        if record.kind != "text" or path is None or name in _OWN_ITEMS:
+            continue
+        with open(path, "rb") as stream:
+            facts.read_stream(record.source or name, stream)
+    return facts
+
+
+def save_escalation_bundle(
+    report: Report, snapshot: Snapshot, options: EscalationOptions
+) -> SavedBundle:
+    """Add the reports, facts and summary to `snapshot`, then save it scrubbed."""
+    check_target(options)
+    facts = read_job_facts(snapshot)
+    environment = snapshot.get_json(ENVIRONMENT) or facts.environment
+    versions: dict[str, Any] = {k: {v: ["this tool"]} for k, v in tool_versions().items()}
+    versions.update(snapshot.get_json(VERSIONS) or {})
+    versions.update(facts.versions)
+    meta = snapshot.meta
+    meta["command_line"] = Redactor().argv(options.argv or sys.argv)
+    meta.setdefault("window", facts.window())
+    if facts.cluster_arns:
+        meta["cluster_arns_in_logs"] = facts.cluster_arns
+    meta["scrubbing"] = {"secrets_redacted": options.redact, "obfuscated": options.obfuscate}
+
+    snapshot.put_text(REPORTS[0], render_text(report, color=False), source="hyperpod-nccl")
+    snapshot.put_text(REPORTS[1], render_json(report), source="hyperpod-nccl")
+    snapshot.put_text(REPORTS[2], render_markdown(report), source="hyperpod-nccl")
+    snapshot.put_json(ENVIRONMENT, environment, source="the job's logs")
+    snapshot.put_json(VERSIONS, versions, source="this tool and the job's logs")
+    summary = render_summary(
+        report.to_dict(), meta, environment, versions, snapshot.manifest()["items"]
+    )
+    snapshot.put_text(SUMMARY, summary, source="hyperpod-nccl")
+
+    obfuscator = _learned_obfuscator(snapshot, report) if options.obfuscate else None
+    scrub = Scrubber(redactor=Redactor() if options.redact else None, obfuscator=obfuscator)
+    path = snapshot.save(options.path, scrub)
+    mapping_path = None
+    if obfuscator is not None:
+        mapping_path = mapping_path_for(options.path)
+        _write_private(mapping_path, json.dumps(obfuscator.mapping(), indent=1, sort_keys=True))
+    counts = dict(scrub.redactor.counts) if scrub.redactor is not None else {}
+    return SavedBundle(path, mapping_path, counts)
+
+
+def _learned_obfuscator(snapshot: Snapshot, report: Report) -> Obfuscator:
+    """An Obfuscator that has read everything the bundle will hold, so that an identifier is
+    replaced everywhere even where its context alone would not give it away."""
+    obfuscator = Obfuscator()
+    for host in {h for f in report.findings for h in f.hosts}:
+        obfuscator.learn_host(host)
+    local = socket.gethostname()
+    if local:
+        obfuscator.learn_host(local)
+    obfuscator.learn(json.dumps(snapshot.meta, default=str))
+    for name in snapshot.names():
+        obfuscator.learn(name)
+        record = snapshot.items[name]
+        obfuscator.learn(f"{record.source or ''} {record.reason or ''}")
+        path = snapshot.path_of(name)
+        if path is None:
+            continue
+        with open(path, "rb") as stream:
+            for chunk in iter(lambda s=stream: b"".join(s.readlines(4 << 20)), b""):  # type: ignore[misc]
+                obfuscator.learn(chunk.decode("utf-8", "replace"))
+    return obfuscator
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Create `path` readable and writable by its owner only; never overwrite."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

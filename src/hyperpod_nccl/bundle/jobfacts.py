@@ -1,0 +1,145 @@
+"""Facts about the job that a support engineer asks for first, read from its logs: the NCCL,
+libfabric and PyTorch environment, component versions, the time span the logs cover, and the
+cluster the logs name.
+
+Everything here is read, never inferred: a variable is listed with the values the logs show
+for it (NCCL's `NCCL_X set by environment to Y`, aws-ofi-nccl's `Setting NCCL_X to Y`, an
+`env` dump, `kubectl describe`), a version with the line that printed it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, Any
+
+from hyperpod_nccl.rules.attribution import iso, parse_timestamp
+
+_ENV_NAME = (
+    r"(?:(?:NCCL|FI|TORCH|TORCHELASTIC|PYTORCH|CUDA|OMPI_MCA|UCX|NVIDIA|OFI_NCCL)_[A-Z0-9_]+"
+    r"|MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LD_LIBRARY_PATH|LD_PRELOAD)"
+)
+_ENV_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("set by environment", re.compile(
+        rf"(?P<name>{_ENV_NAME}) set by environment to (?P<value>[^\s]*?)\.?[ \t]*$", re.M
+    )),
+    ("aws-ofi-nccl", re.compile(
+        rf"NET/OFI Setting (?P<name>{_ENV_NAME}) (?:environment variable )?to (?P<value>\S+)"
+    )),
+    ("environment", re.compile(
+        rf"^[ \t]*(?:export[ \t]+)?(?P<name>{_ENV_NAME})[ \t]*(?:=|:[ \t])[ \t]*(?P<value>\S[^\n]*?)[ \t]*$",
+        re.M,
+    )),
+)  # fmt: skip
+_VERSION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("nccl", re.compile(r"NCCL version:? (\d+\.\d+\.\d+)")),
+    ("cuda (NCCL build)", re.compile(r"NCCL version:? \d+\.\d+\.\d+\+cuda(\d+\.\d+)")),
+    ("aws-ofi-nccl", re.compile(r"(?:Initializing|Using) aws-ofi-nccl v?(\d[\w.-]*)")),
+    ("libfabric", re.compile(r"Libfabric version (\d+\.\d+(?:\.\d+)?\w*)")),
+    ("cuda driver API", re.compile(r"(?:Using CUDA driver version|cudaDriverVersion) (\d+)")),
+    ("nvidia driver", re.compile(r"Driver Version: (\d+\.\d+(?:\.\d+)?)")),
+    (
+        "nvidia driver",
+        re.compile(r"NVRM version: .*?Kernel Module(?: for \w+)? +(\d+\.\d+(?:\.\d+)?)"),
+    ),
+    ("cuda (driver)", re.compile(r"CUDA Version: (\d+\.\d+)")),
+    ("pytorch", re.compile(r"(?:PyTorch version: |torch==)(\d+\.\d+\.\d+[\w.+-]*)")),
+    ("efa installer", re.compile(r"EFA installer version: (\S+)")),
+)
+_CLUSTER_ARN = re.compile(
+    r"arn:aws[\w-]*:sagemaker:(?P<region>[a-z0-9-]+):\d{12}:cluster/(?P<id>[a-z0-9]+)"
+)
+_INSTANCE_ID = re.compile(r"(?<![A-Za-z0-9])i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9])")
+MAX_VALUES = 20
+HEAD_LINES = 200
+TAIL_BYTES = 64 * 1024
+
+
+@dataclass
+class JobFacts:
+    environment: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    versions: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    cluster_arns: list[str] = field(default_factory=list)
+    instance_ids: list[str] = field(default_factory=list)
+    first: datetime | None = None
+    last: datetime | None = None
+    naive_times: bool = False
+
+    def read_text(self, source: str, text: str) -> None:
+        for how, regex in _ENV_PATTERNS:
+            for match in regex.finditer(text):
+                _add(
+                    self.environment, match.group("name"), match.group("value"), f"{source} ({how})"
+                )
+        for name, regex in _VERSION_PATTERNS:
+            for match in regex.finditer(text):
+                _add(self.versions, name, match.group(1), source)
+        for match in _CLUSTER_ARN.finditer(text):
+            if match.group(0) not in self.cluster_arns:
+                self.cluster_arns.append(match.group(0))
+        for match in _INSTANCE_ID.finditer(text):
+            if match.group(0) not in self.instance_ids:
+                self.instance_ids.append(match.group(0))
+
+    def read_stream(self, source: str, stream: IO[bytes], chunk_bytes: int = 4 << 20) -> None:
+        """Read a whole log: facts from every chunk, its time span from its head and tail."""
+        head = True
+        tail = b""
+        while True:
+            chunk = b"".join(stream.readlines(chunk_bytes))
+            if not chunk:
+                break
+            text = chunk.decode("utf-8", "replace")
+            self.read_text(source, text)
+            if head:
+                self._see(_first_time(text.splitlines()[:HEAD_LINES]))
+                head = False
+            tail = (tail + chunk)[-TAIL_BYTES:]
+        self._see(_first_time(reversed(tail.decode("utf-8", "replace").splitlines())))
+
+    def window(self) -> dict[str, Any]:
+        """The span of time the logs cover, in UTC where the logs say their zone."""
+        return {
+            "start": iso(self.first),
+            "end": iso(self.last),
+            "zone": "the logs' local time, zone not given" if self.naive_times else "UTC",
+        }
+
+    def _see(self, stamp: datetime | None) -> None:
+        if stamp is None:
+            return
+        if stamp.tzinfo is None:
+            self.naive_times = True
+        else:
+            stamp = stamp.astimezone(timezone.utc)
+        first, last = self.first, self.last
+        # Naive and aware times cannot be compared; compare naive ones as written.
+        key = _comparable(stamp)
+        if first is None or key < _comparable(first):
+            self.first = stamp
+        if last is None or key > _comparable(last):
+            self.last = stamp
+
+
+def _comparable(stamp: datetime) -> datetime:
+    return (
+        stamp.replace(tzinfo=None)
+        if stamp.tzinfo is None
+        else stamp.astimezone(timezone.utc).replace(tzinfo=None)
+    )
+
+
+def _first_time(lines: Any) -> datetime | None:
+    for line in lines:
+        stamp = parse_timestamp(line)
+        if stamp is not None:
+            return stamp
+    return None
+
+
+def _add(store: dict[str, dict[str, list[str]]], name: str, value: str, source: str) -> None:
+    values = store.setdefault(name, {})
+    if value in values or len(values) >= MAX_VALUES:
+        return
+    values[value] = [source]

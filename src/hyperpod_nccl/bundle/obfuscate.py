@@ -1,0 +1,379 @@
+"""Consistent stand-ins for host names, IP addresses, domains, AWS account ids and EC2
+instance ids across a whole bundle (contents and file names alike), in the manner of
+`sos clean`: the same host always becomes the same stand-in, and the mapping stays with the
+user (`mapping()`), never in the archive.
+
+Stand-ins keep the shapes the log rules and attribution rely on:
+- `ip-10-1-2-3` stays an `ip-A-B-C-D` name, and agrees with the stand-in for 10.1.2.3;
+- `i-0123456789abcdef0` stays a 17-hex-digit instance id (8-digit ids stay 8 digits);
+- a pod-shaped name `train-worker-3` keeps its role and index: `job1-worker-3`;
+- other host names become `hostN`, domains `domainN.example`, account ids 12 digits;
+- IP addresses keep their subnet structure (see `addresses`).
+
+Two passes: `learn` reads everything once to find the host names and account ids (which,
+unlike addresses, are only recognisable from context), then `apply` rewrites. Anything
+recognisable by shape alone (addresses, instance ids) needs no learning.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache, partial
+
+from hyperpod_nccl.bundle.addresses import IPv4Map, IPv6Map
+from hyperpod_nccl.rules.catalog import load_catalog
+
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+# --------------------------------------------------------------------------- shapes
+_IP_HOST = re.compile(
+    r"(?P<kind>ip|ec2)-(?P<a>\d{1,3})-(?P<b>\d{1,3})-(?P<c>\d{1,3})-"
+    r"(?:(?P<d>\d{1,3})(?![0-9])|\[(?P<list>[0-9,-]+)\])"
+)
+_INSTANCE_ID = re.compile(r"(?P<p>i|mi)-(?P<hex>[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9])")
+# The last three octets of a dotted quad; the first is read backwards from there, because a
+# regex that starts with a digit would be tried at every digit of a log.
+_IPV4_TAIL = re.compile(r"\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![A-Za-z0-9_]|\.\d)")
+_DIGITS = frozenset("0123456789")
+_HEX_COLON = frozenset("0123456789abcdefABCDEF:")
+_POD = re.compile(
+    r"^(?P<job>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?P<role>-(?:master|worker|launcher|node|pod)-\d+(?:-[a-z0-9]+)?)$"
+)
+
+# --------------------------------------------------------------------------- discovery
+# Where a host name is written, mirroring rules/attribution.py, plus Slurm and API keys. Each
+# regex starts with a literal where it can: `re` then skips ahead quickly.
+_HOST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NCCL_TAIL = re.compile(r" ?:\d+:\d+ \[\d+\]")  # NCCL's `host:pid:tid [dev]`, host before it
+_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # pdsh / launcher labels `host: ...`, after an Open MPI or torchrun prefix
+    (": ", re.compile(
+        r"(?m)^(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\d+\]:)?[ \t]*"
+        r"(?P<label>[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]): "
+    )),
+    (":", re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?P<host>[A-Za-z0-9_.-]+) ")),
+    ("Pid", re.compile(r"Pid +\d+ on (?P<host>[A-Za-z0-9_.-]+) device")),
+    ("CANCELLED", re.compile(r"ON (?P<host>[A-Za-z0-9_.-]+) CANCELLED")),
+    ("srun", re.compile(r"srun: error: (?P<host>[A-Za-z0-9_.-]+): task")),
+    ("ode", re.compile(
+        r"(?:Node(?:Name|HostName|Addr|List)|AllocNode|Nodes|nodeName)"
+        r"(?:=|\"?:[ \t]*\"?)(?P<host>[A-Za-z0-9_.-]+(?:\[[0-9,-]+\])?)"
+    )),
+    ("ost", re.compile(
+        r"(?:BatchHost|[Hh]ost(?:[Nn]ame)?|hostname)(?:=|\"?:[ \t]*\"?)(?P<host>[A-Za-z0-9_.-]+)"
+    )),
+    ("DnsName", re.compile(r"DnsName\"?:[ \t]*\"?(?P<host>[A-Za-z0-9_.-]+)")),
+)  # fmt: skip
+_HOSTLIST = re.compile(r"^(?P<stem>[A-Za-z0-9_.-]*[A-Za-z_.-])\[(?P<list>[0-9,-]+)\]$")
+_ACCOUNT_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("arn:aws", re.compile(r"arn:aws[\w-]*:[\w-]*:[\w-]*:(?P<id>\d{12}):")),
+    (".dkr.ecr.", re.compile(r"(?P<id>\d{12})\.dkr\.ecr\.")),
+    ("ccount", re.compile(
+        r"(?i:account(?:_?id)?|owner_?id)\"?[ \t]*[:=][ \t]*\"?(?P<id>\d{12})(?!\d)"
+    )),
+    ("wner", re.compile(r"(?i:owner_?id)\"?[ \t]*[:=][ \t]*\"?(?P<id>\d{12})(?!\d)")),
+)  # fmt: skip
+# Words that look like host labels but are not; mirrors attribution's list.
+_NOT_HOSTS = re.compile(
+    r"(?i)^(?:.*(?:error|exception|warning)|info|warn|debug|trace|fatal|note|kern|user|"
+    r"traceback|file|line|epoch|step|time|host|rank|reason|message|state|status|type|"
+    r"events|name|srun|slurmstepd|sbatch|torch|python\d*(?:\.\d+)?|nvcc|cuda|gcc|"
+    r"localhost|localdomain|none|null|unknown|default|true|false|n/a|\(null\)|utc|gmt)$"
+)
+# Domains that say nothing about who the user is, and that support needs to read.
+_GENERIC_DOMAINS = (
+    "internal", "amazonaws.com", "amazonaws.com.cn", "cluster.local", "svc", "local",
+    "localdomain", "example", "example.com", "example.org",
+)  # fmt: skip
+
+
+@cache
+def _catalog_words() -> frozenset[str]:
+    """Words the log rules match on: never mistaken for a host name and rewritten."""
+    words: set[str] = set()
+    for rule in load_catalog().rules:
+        words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{2,}", rule.pattern))
+    return frozenset(words)
+
+
+def _expand_hostlist(stem: str, spec: str) -> list[str]:
+    names: list[str] = []
+    for part in spec.split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            return []
+        if not high:
+            names.append(stem + low)
+            continue
+        if int(high) - int(low) > 4096:
+            return []
+        width = len(low) if low.startswith("0") else 0
+        names += [f"{stem}{n:0{width}d}" for n in range(int(low), int(high) + 1)]
+    return names
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """One regex alternation for many literal words, as a trie so `re` does not try each."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:  # type: ignore[type-arg]
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass
+class Obfuscator:
+    """Learns identifiers from everything first, then rewrites text consistently."""
+
+    ipv4: IPv4Map = field(default_factory=IPv4Map)
+    ipv6: IPv6Map = field(default_factory=IPv6Map)
+    hosts: dict[str, str] = field(default_factory=dict)
+    jobs: dict[str, str] = field(default_factory=dict)
+    domains: dict[str, str] = field(default_factory=dict)
+    accounts: dict[str, str] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
+    # Every spelling seen of each host and domain (matching is case-sensitive: much faster).
+    _spellings: set[str] = field(default_factory=set, repr=False)
+    _seen: set[str] = field(default_factory=set, repr=False)
+    _passes: list[Callable[[str], str]] | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ learning
+    def learn(self, text: str) -> None:
+        """Find host names and account ids in `text` (call for everything before `apply`)."""
+        for tail in _NCCL_TAIL.finditer(text):
+            start = end = tail.start()
+            while start > 0 and text[start - 1] in _HOST_CHARS:
+                start -= 1
+            if start < end:
+                self.learn_host(text[start:end])
+        for literal, regex in _CONTEXTS:
+            if literal not in text:
+                continue
+            for match in regex.finditer(text):
+                value = match.group(1)
+                if regex.groupindex.get("label") and not re.search(r"[\d.-]", value):
+                    continue  # a bare word and a colon: `Error: `, `Note: `
+                self.learn_host(value)
+        for literal, regex in _ACCOUNT_CONTEXTS:
+            if literal in text:
+                for match in regex.finditer(text):
+                    self._learn_account(match.group("id"))
+
+    def learn_host(self, name: str) -> None:
+        """Treat `name` (a short name, FQDN or Slurm host list) as a host to hide."""
+        if name in self._seen:
+            return
+        self._seen.add(name)
+        for spelling in name.strip(".").split("."):
+            self._spellings.add(spelling)
+        self._spellings.add(name.strip(".").partition(".")[2])
+        name = name.strip(".").lower()
+        listed = _HOSTLIST.match(name)
+        if listed:
+            for host in _expand_hostlist(listed.group("stem"), listed.group("list")):
+                self.learn_host(host)
+            return
+        label, _, domain = name.partition(".")
+        if _is_ipv4(name) or not label or name.replace(".", "").isdigit():
+            return
+        if len(label) < 2 or _NOT_HOSTS.match(label) or _NOT_HOSTS.match(name):
+            return  # `torch.distributed.DistBackendError: ...` is no host
+        shaped = bool(_IP_HOST.search(label) or _INSTANCE_ID.search(label))
+        if not shaped and label in _catalog_words():
+            return
+        if domain and "." in domain and not domain.endswith(_GENERIC_DOMAINS):
+            self._learn_domain(domain)
+        if shaped or label in self.hosts:
+            return  # addresses and instance ids inside it are rewritten by their shape
+        pod = _POD.match(label)
+        if pod:
+            job = self.jobs.setdefault(pod.group("job"), f"job{len(self.jobs) + 1}")
+            self.hosts[label] = job + pod.group("role")
+        else:
+            self.hosts[label] = f"host{len(self.hosts) + 1}"
+        self._passes = None
+
+    def _learn_domain(self, domain: str) -> None:
+        if domain not in self.domains:
+            self.domains[domain] = f"domain{len(self.domains) + 1}.example"
+            self._passes = None
+
+    def _learn_account(self, account: str) -> None:
+        if account not in self.accounts:
+            self.accounts[account] = f"{len(self.accounts) + 1:012d}"
+            self._passes = None
+
+    # ------------------------------------------------------------------ rewriting
+    def apply(self, text: str) -> str:
+        """`text` with every known or recognisable identifier replaced by its stand-in."""
+        for rewrite in self._compiled():
+            text = rewrite(text)
+        return text
+
+    def _ipv6_pass(self, text: str) -> str:
+        """Compressed IPv6 addresses (every one has `::`), found from the `::` outwards: a
+        regex that starts with a hex class would try every position of the text."""
+        if "::" not in text:
+            return text
+        pieces: list[str] = []
+        last = 0
+        at = text.find("::")
+        while at >= 0:
+            start, end = at, at + 2
+            while start > 0 and text[start - 1] in _HEX_COLON:
+                start -= 1
+            while end < len(text) and text[end] in _HEX_COLON:
+                end += 1
+            before = text[start - 1] if start > 0 else " "
+            after = text[end] if end < len(text) else " "
+            stand_in = None
+            candidate = text[start:end]
+            groups = [g for g in candidate.split(":") if g]
+            edges_clear = before not in _ALNUM and before not in "_." and after not in _ALNUM
+            # Two groups at least: `c10d::` in a C++ frame is a namespace, not an address.
+            if start >= last and edges_clear and after not in "_." and len(groups) >= 2:
+                stand_in = self.ipv6.map(candidate)
+            if stand_in is not None:
+                pieces += [text[last:start], stand_in]
+                last = end
+            at = text.find("::", max(end, at + 2))
+        return "".join(pieces) + text[last:] if pieces else text
+
+    def mapping(self) -> dict[str, dict[str, str]]:
+        """Original -> stand-in, by kind: for the user's own file, never for the archive."""
+        return {
+            "hosts": dict(self.hosts),
+            "domains": dict(self.domains),
+            "ipv4": dict(self.ipv4.mapping),
+            "ipv6": dict(self.ipv6.mapping),
+            "account_ids": dict(self.accounts),
+            "instance_ids": dict(self.instances),
+        }
+
+    def _compiled(self) -> list[Callable[[str], str]]:
+        if self._passes is None:
+            # One pass per kind, in this order; no stand-in of one kind matches a later pass.
+            passes: list[Callable[[str], str]] = [
+                partial(_IP_HOST.sub, self._ip_host),
+                partial(_INSTANCE_ID.sub, self._instance),
+                self._ipv4_pass,
+                self._ipv6_pass,
+            ]
+            if self.accounts:
+                accounts = re.compile(f"(?:{_trie_pattern(self.accounts)})(?!\\d)")
+                passes.append(partial(accounts.sub, self._account))
+            domains = self._spelled(self.domains)
+            if domains:
+                pattern = re.compile(f"(?:{_trie_pattern(domains)})(?![A-Za-z0-9-])")
+                passes.append(partial(pattern.sub, self._domain))
+            hosts = self._spelled(self.hosts)
+            if hosts:
+                stems = {m.group(1) for h in hosts if (m := re.match(r"(.*[^0-9])\d+$", h))}
+                if stems:
+                    pattern = re.compile(f"(?:{_trie_pattern(stems)})\\[[0-9,-]+\\]")
+                    passes.append(partial(pattern.sub, self._hostlist))
+                pattern = re.compile(f"(?:{_trie_pattern(hosts)})(?![A-Za-z0-9])")
+                passes.append(partial(pattern.sub, self._host))
+            self._passes = passes
+        return self._passes
+
+    def _spelled(self, known: dict[str, str]) -> set[str]:
+        """The spellings seen of the names in `known`, plus their lower-case forms."""
+        return {s for s in self._spellings if s.lower() in known} | set(known)
+
+    # Callbacks: each first checks the character before the match (kept out of the regex so
+    # that `re` can search for the pattern's first characters quickly).
+    def _ip_host(self, match: re.Match[str]) -> str:
+        if _inside_word(match):
+            return match.group(0)
+        a, b, c = match.group("a", "b", "c")
+        prefix = f"{a}.{b}.{c}."
+        if match.group("d") is not None:
+            address = prefix + match.group("d")
+            if not _is_ipv4(address):
+                return match.group(0)
+            return f"{match.group('kind')}-" + self.ipv4.map(address).replace(".", "-")
+        hosts = _expand_hostlist(prefix, match.group("list"))
+        if not hosts or not all(_is_ipv4(h) for h in hosts):
+            return match.group(0)
+        mapped = [self.ipv4.map(h).split(".") for h in hosts]
+        head = "-".join(mapped[0][:3])
+        return f"{match.group('kind')}-{head}-[{','.join(m[3] for m in mapped)}]"
+
+    def _instance(self, match: re.Match[str]) -> str:
+        if _inside_word(match):
+            return match.group(0)
+        original = match.group(0)
+        stand_in = self.instances.get(original)
+        if stand_in is None:
+            digits = len(match.group("hex"))
+            stand_in = f"{match.group('p')}-{len(self.instances) + 1:0{digits}x}"
+            self.instances[original] = stand_in
+        return stand_in
+
+    def _ipv4_pass(self, text: str) -> str:
+        """Dotted quads, found from their last three octets backwards (see _IPV4_TAIL)."""
+        pieces: list[str] = []
+        last = 0
+        for match in _IPV4_TAIL.finditer(text):
+            tail = match.start()
+            first = tail
+            while first > 0 and tail - first < 3 and text[first - 1] in _DIGITS:
+                first -= 1
+            before = text[first - 1] if first > 0 else " "
+            address = text[first : match.end()]
+            if first == tail or first < last or before in _ALNUM or before in "._":
+                continue
+            if _is_ipv4(address):
+                pieces += [text[last:first], self.ipv4.map(address)]
+                last = match.end()
+        return "".join(pieces) + text[last:] if pieces else text
+
+    def _account(self, match: re.Match[str]) -> str:
+        if match.start() > 0 and match.string[match.start() - 1] in _DIGITS:
+            return match.group(0)
+        return self.accounts[match.group(0)]
+
+    def _domain(self, match: re.Match[str]) -> str:
+        if match.start() > 0 and match.string[match.start() - 1] in _ALNUM | {"-"}:
+            return match.group(0)
+        return self.domains[match.group(0).lower()]
+
+    def _hostlist(self, match: re.Match[str]) -> str:
+        if _inside_word(match):
+            return match.group(0)
+        listed = _HOSTLIST.match(match.group(0).lower())
+        hosts = _expand_hostlist(listed.group("stem"), listed.group("list")) if listed else []
+        if not hosts or not all(h in self.hosts for h in hosts):
+            return match.group(0)
+        return ",".join(self.hosts[h] for h in hosts)
+
+    def _host(self, match: re.Match[str]) -> str:
+        if _inside_word(match):
+            return match.group(0)
+        return self.hosts[match.group(0).lower()]
+
+
+def _inside_word(match: re.Match[str]) -> bool:
+    return match.start() > 0 and match.string[match.start() - 1] in _ALNUM
+
+
+def _is_ipv4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True

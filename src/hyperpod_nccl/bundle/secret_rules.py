@@ -1,0 +1,210 @@
+"""What counts as a secret: rules by shape (a token's documented prefix) and by name (a
+variable, key or flag whose name says it holds a secret).
+
+Each rule names its *triggers*: lower-case words, one of which (in any case) must occur in
+the text for the rule to match. Redaction uses them twice: to find the few lines worth a
+closer look in a large log, and to skip rules that cannot match a line. A test checks every
+rule's examples against its triggers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Name parts that say a value is secret, and trailing parts that say it only *names* a secret
+# (a Secret's name, a key reference, a token file path), which support needs to see.
+_SECRET_SUBSTRINGS = ("PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "PRIVATEKEY")
+_SECRET_PARTS = frozenset(
+    {"TOKEN", "KEY", "AUTHORIZATION", "APIKEY", "SIG", "SIGNATURE", "COOKIE", "PASSPHRASE"}
+)
+_SECRET_SUFFIXES = ("TOKEN", "APIKEY", "ACCESSKEY", "SECRETKEY")
+# Too common as a first word (`pass_rate`, `AuthInfo`) to count anywhere but last (`DB_PASS`).
+_SECRET_LAST_PARTS = frozenset({"PASS", "AUTH"})
+_NAMING_PARTS = frozenset(
+    {"NAME", "NAMES", "REF", "FILE", "PATH", "DIR", "ID", "TYPE", "TYPES", "TTL", "EXPIRATION",
+     "EXPIRY", "URL", "ENDPOINT", "LENGTH", "SIZE", "COUNT", "PARALLELISM", "SECONDS"}
+)  # fmt: skip
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+
+# Words one of which every secret-looking name contains (see is_secret_name).
+SECRET_NAME_WORDS = ("pass", "secret", "token", "credential", "key", "auth", "sig", "cookie")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable, key or flag named `name` holds a secret.
+
+    HF_TOKEN, WANDB_API_KEY, db.password, --hf-token, SecretAccessKey: yes.
+    NCCL_IB_PKEY, TOKENIZERS_PARALLELISM, secretKeyRef, AWS_WEB_IDENTITY_TOKEN_FILE, key: no.
+    """
+    spaced = _CAMEL.sub(r"\1_\2", name.strip("-\"' ")).upper()
+    parts = [p for p in re.split(r"[^A-Z0-9]+", spaced) if p]
+    if not parts or parts == ["KEY"] or parts[-1] in _NAMING_PARTS:
+        # A bare `key` is a Kubernetes taint, label or toleration key, not a credential.
+        return False
+    joined = "".join(parts)
+    if any(word in joined for word in _SECRET_SUBSTRINGS) or parts[-1] in _SECRET_LAST_PARTS:
+        return True
+    return any(p in _SECRET_PARTS or p.endswith(_SECRET_SUFFIXES) for p in parts)
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    kind: str
+    regex: re.Pattern[str]
+    triggers: tuple[str, ...]
+    # Replace only this group (the password of a URL, the value after a name); else the match.
+    group: str | None = None
+    # Redact only when the `name` group passes is_secret_name.
+    named: bool = False
+    # Characters that must not stand right before the match. Checked in code rather than by
+    # a look-behind so that the regex starts with a literal, which `re` searches for quickly.
+    edge: frozenset[str] = frozenset()
+
+
+def _rule(
+    kind: str,
+    pattern: str,
+    triggers: tuple[str, ...],
+    *,
+    group: str | None = None,
+    named: bool = False,
+    edge: str = "",
+) -> SecretRule:
+    return SecretRule(kind, re.compile(pattern), triggers, group, named, frozenset(edge))
+
+
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_WORD = _ALNUM + "_"
+_TOKEN = _WORD + "-"
+_NAME_CHARS = r"[A-Za-z0-9_.-]"
+_SECRET_WORD = r"(?i:pass|secret|token|credential|key|auth|sig|cookie)"
+_NAME = rf"(?<![A-Za-z0-9_.-])(?P<name>{_NAME_CHARS}*?{_SECRET_WORD}{_NAME_CHARS}*)"
+_QUOTED = r"\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'"
+_AWS_ID_PREFIXES = (
+    "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "AKPA", "ANPA", "ANVA", "APKA",
+    "AROA", "ASCA",
+)  # fmt: skip
+# STS session tokens are base64 of a fixed header, so their first characters are fixed.
+_SESSION_PREFIXES = ("IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdz", "FQoGZXIvYXdz")
+_PEM = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_NAMED = SECRET_NAME_WORDS
+
+# Applied in this order; a value already `[REDACTED:...]` is left alone by later rules, so
+# whole-token shapes come first and name-based rules (which redact the rest) last.
+RULES: tuple[SecretRule, ...] = (
+    _rule("private-key", rf"{_PEM}(?s:.*?)(?:{_PEM_END}|\Z)", ("-----begin",)),
+    # base64 of "-----BEGIN": kubeconfig client-key-data and Secrets hold PEM this way.
+    _rule("private-key", r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]{16,}", ("ls0tls1crudjti",)),
+    _rule(
+        "aws-access-key-id",
+        rf"(?:{'|'.join(_AWS_ID_PREFIXES)})[A-Z0-9]{{16}}(?![A-Z0-9])",
+        tuple(p.lower() for p in _AWS_ID_PREFIXES),
+        edge=_ALNUM,
+    ),
+    _rule(
+        "aws-session-token",
+        rf"(?:{'|'.join(_SESSION_PREFIXES)})[A-Za-z0-9/+=]{{16,}}",
+        tuple(p.lower() for p in _SESSION_PREFIXES),
+    ),
+    _rule("eks-token", r"k8s-aws-v1\.[A-Za-z0-9_-]{20,}", ("k8s-aws-v1.",)),
+    _rule(
+        "jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ("eyj",), edge=_TOKEN
+    ),
+    _rule("hf-token", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}", ("hf_", "api_org_"), edge=_WORD),
+    _rule(
+        "github-token",
+        r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{40,})",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        edge=_WORD,
+    ),
+    _rule("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",), edge=_WORD),
+    _rule("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ("xox",), edge=_WORD),
+    _rule("slack-webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+", ("hooks.slack.com",)),
+    _rule("api-token", r"sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}", ("sk-",), edge=_WORD),
+    _rule("api-token", r"npm_[A-Za-z0-9]{36}", ("npm_",), edge=_WORD),
+    _rule("api-token", r"pypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-",), edge=_WORD),
+    _rule("api-token", r"nvapi-[A-Za-z0-9_-]{40,}", ("nvapi-",), edge=_WORD),
+    _rule("api-token", r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",), edge=_WORD),
+    _rule("api-token", r"AIza[0-9A-Za-z_-]{35}", ("aiza",), edge=_WORD),
+    _rule("api-token", r"[sr]k_live_[A-Za-z0-9]{20,}", ("k_live_",), edge=_WORD),
+    _rule(
+        "bearer-token",
+        r"(?i:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,}=*)",
+        ("bearer",),
+        group="v",
+        edge=_ALNUM,
+    ),
+    _rule(
+        "basic-auth",
+        r"(?i:authorization:[ \t]*basic)[ \t]+(?P<v>[A-Za-z0-9+/]{4,}=*)",
+        ("authorization",),
+        group="v",
+    ),
+    _rule("url-password", r"://[^\s:/@\"'<>]*:(?P<v>[^\s/@\"'<>]+)@", ("://",), group="v"),
+    _rule(
+        "netrc-password",
+        r"(?i:machine)[ \t]+\S+(?:[ \t]+(?i:login)[ \t]+\S+)?[ \t]+(?i:password)[ \t]+(?P<v>\S+)",
+        ("machine",),
+        group="v",
+        edge=_ALNUM,
+    ),
+    # `--hf-token X`, `--password=X`: the value of a flag whose name says secret.
+    _rule(
+        "flag-secret",
+        rf"(?P<name>--?[A-Za-z0-9-]*{_SECRET_WORD}[A-Za-z0-9-]*)(?:=|[ \t]+)(?P<v>[^\s-]\S*)",
+        _NAMED,
+        group="v",
+        named=True,
+        edge=_TOKEN,
+    ),
+    # A YAML block scalar under a secret key (`tls.key: |`): every more-indented line after it.
+    _rule(
+        "env-secret",
+        rf"(?m)^(?P<ind>[ \t]*){_NAME}[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
+        r"(?P<v>(?:(?P=ind)[ \t]+[^\n]*(?:\n|\Z))+)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    # `NAME=value` / `NAME: value` starting a line (env dumps, YAML, INI, kubectl describe):
+    # the value runs to the end of the line.
+    _rule(
+        "env-secret",
+        rf"(?m)^[ \t]*(?:export[ \t]+|-[ \t]+)?{_NAME}[ \t]*[:=][ \t]*(?P<v>\S(?:[^\n]*\S)?)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    # `"name": "value"`, `name='value'`, `NAME=value` inside a line.
+    _rule(
+        "env-secret",
+        rf"{_NAME}[\"']?[ \t]*[:=][ \t]*(?P<v>{_QUOTED}|[^\s\"',;&{{}}\[\]]+)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    # A Kubernetes env entry over two lines: `- name: HF_TOKEN` then `  value: ...`.
+    _rule(
+        "env-secret",
+        r"(?m)^[ \t]*-?[ \t]*\"?name\"?[ \t]*:[ \t]*[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)"
+        r"[\"']?[ \t]*,?[ \t]*\n[ \t]*\"?value\"?[ \t]*:[ \t]*(?P<v>[^\n]*[^\s,])",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+)
+
+# W&B keys are 40+ hex characters (`local-` prefixed on a private server); only on a line
+# that mentions W&B is such a word a key rather than, say, a commit hash.
+WANDB_LINE = re.compile(r"(?im)^.*wandb.*$")
+WANDB_KEY = re.compile(r"(?<![A-Za-z0-9])(?:[a-z]+-)?[0-9a-f]{40,}(?![A-Za-z0-9])")
+WANDB_TRIGGER = "wandb"
+
+PEM_BEGIN = re.compile(_PEM.encode())
+PEM_END = re.compile(_PEM_END.encode())
+
+TRIGGERS: tuple[str, ...] = tuple(
+    sorted({t for rule in RULES for t in rule.triggers} | {WANDB_TRIGGER})
+)
