@@ -157,3 +157,25 @@ def test_perf_command_reports_progress_with_the_runs(cli: Any, perf: Any) -> Non
     assert finding["ranks"] == [2]
     members = result.json()["summary"]["progress"]
     assert {m["member"] for m in members} == {"rank 0", "rank 1", "rank 2", "rank 3"}
+
+
+def test_watchdog_lines_feed_the_per_rank_view(cli: Any, perf: Any) -> None:
+    path = perf.progress / "watchdog-timeout-8rank-allreduce-seqnum1580-last-enqueued-completed.txt"
+    result = cli("perf", path, "--format", "json")
+    members = {m["member"]: m for m in result.json()["summary"]["progress"]}
+    assert set(members) == {"rank 0", "rank 3"}
+    assert (members["rank 0"]["last_seq"], members["rank 0"]["last_completed"]) == (1582, 1579)
+    assert members["rank 0"]["last_op"] == "(timed out in ALLREDUCE #1580)"
+    (finding,) = result.findings("STALLED_RANKS")
+    assert finding["status"] == "INFO"  # both ranks enqueued the same work: none fell behind here
+    # The logs command reports STALLED_RANKS from watchdog lines itself: no second finding.
+    assert progress_findings([str(path)]) == []
+
+
+def test_newer_watchdog_format_with_pg_guid(perf: Any) -> None:
+    path = perf.progress / "watchdog-timeout-pg-guid-format-and-fr-dump-wait.txt"
+    result = analyze_progress([str(path)])
+    assert {(m.group, m.label, m.last_seq, m.last_completed) for m in result.members} == {
+        ("process group 0 (0(default_pg))", "rank 0", 811, 807),
+        ("process group 0 (0(default_pg))", "rank 1", 811, 807),
+    }

@@ -49,6 +49,16 @@ _STAMP = re.compile(r"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)")
 _NOT_JOINING = re.compile(
     r"Not all ranks joining collective,?\s*(?:sequence number:\s*)?(?P<seq>\d+)(?:\s+at entry\s+(?P<entry>\d+))?"
 )
+# ProcessGroupNCCL watchdog lines: per rank, the last work enqueued and completed, and the
+# collective that timed out (the `logs` command reports STALLED_RANKS from these already).
+_WATCHDOG_PROGRESS = re.compile(
+    r"\[PG (?:ID )?(?P<pg>\d+)(?: PG GUID (?P<guid>[^\s\]]+))? Rank (?P<rank>\d+)\].*?"
+    r"last enqueued NCCL work: (?P<enqueued>\d+), last completed NCCL work: (?P<completed>\d+)"
+)
+_WATCHDOG_TIMEOUT = re.compile(
+    r"\[Rank (?P<rank>\d+)\] Watchdog caught collective operation timeout: "
+    r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+)"
+)
 _DESYNC = re.compile(
     r"\[(?P<rank>\d+)\] finished collective #(?P<done>\d+), but didn't join collective #(?P<seq>\d+)"
 )
@@ -153,6 +163,7 @@ class ProgressCollector:
         self.coll_ops: dict[_CommKey, dict[int, str]] = {}
         self.coll_nranks: dict[_CommKey, int] = {}
         self.analyzer_reports: list[Finding] = []
+        self.watchdog_ops: dict[tuple[int, int], str] = {}  # (rank, SeqNum) -> OpType
         self._fr_block: dict[str, Any] | None = None
         self.sources: set[str] = set()
 
@@ -166,6 +177,8 @@ class ProgressCollector:
             self._fr_trace(source, n, line)
         elif "didn't join collective" in line:
             self._desync(source, n, line)
+        elif "NCCL work" in line or "Watchdog caught" in line:
+            self._watchdog(source, n, line)
         elif "{" in line and ":" in line and "missing" not in line:
             self._torchcomms_row(source, n, line)
 
@@ -242,6 +255,31 @@ class ProgressCollector:
         )
         self.sources.add(block["source"].rsplit(":", 1)[0])
 
+    def _watchdog(self, source: str, n: int, line: str) -> None:
+        m = _WATCHDOG_TIMEOUT.search(line)
+        if m:
+            self.watchdog_ops[(int(m["rank"]), int(m["seq"]))] = m["op"]
+            return
+        m = _WATCHDOG_PROGRESS.search(line)
+        if not m:
+            return
+        rank, enqueued = int(m["rank"]), int(m["enqueued"])
+        key = f"watchdog:{m['pg']}"
+        label = f"process group {m['pg']}" + (f" ({m['guid']})" if m["guid"] else "")
+        group = self.groups.setdefault(key, Group(key, label, "watchdog"))
+        group.members[f"rank {rank}"] = Member(
+            group=label,
+            label=f"rank {rank}",
+            rank=rank,
+            host=None,
+            last_seq=enqueued,
+            last_op="?",
+            kind="watchdog",
+            evidence=Evidence(f"{source}:{n}", line.strip()[:300]),
+            last_completed=int(m["completed"]),
+        )
+        self.sources.add(source)
+
     def _desync(self, source: str, n: int, line: str) -> None:
         m = _DESYNC.search(line)
         if not m:
@@ -317,6 +355,20 @@ class ProgressCollector:
         self.sources.add(source)
 
     # ---- analysis ---------------------------------------------------------------------
+    def _name_watchdog_ops(self) -> None:
+        """A watchdog member's last op is the one that timed out, when it is the last enqueued."""
+        for group in self.groups.values():
+            if group.kind != "watchdog":
+                continue
+            for m in group.members.values():
+                op = self.watchdog_ops.get((m.rank or 0, m.last_seq))
+                if op is None:
+                    timed_out = [s for (r, s) in self.watchdog_ops if r == m.rank]
+                    if timed_out:
+                        m.last_op = f"(timed out in {self.watchdog_ops[(m.rank or 0, max(timed_out))]} #{max(timed_out)})"
+                else:
+                    m.last_op = op
+
     def _coll_groups(self) -> None:
         sizes = [n for n in self.coll_nranks.values() if n]
         usual = max(set(sizes), key=sizes.count) if sizes else 0
@@ -351,13 +403,17 @@ class ProgressCollector:
                 ops=dict(self.coll_ops.get(key, {})),
             )
 
-    def result(self) -> ProgressResult:
+    def result(self, watchdog_findings: bool = True) -> ProgressResult:
+        """Compare the members of each group. With watchdog_findings False, watchdog lines only
+        feed the per-rank view (for callers that report them already, like `logs`)."""
         self._flush_fr_block()
         self._coll_groups()
+        self._name_watchdog_ops()
         out = ProgressResult(findings=list(self.analyzer_reports))
         for group in self.groups.values():
             out.members.extend(sorted(group.members.values(), key=_member_order))
-            out.findings.extend(_group_findings(group))
+            if group.kind != "watchdog" or watchdog_findings:
+                out.findings.extend(_group_findings(group))
         if any(f.status is not Status.INFO for f in out.findings):
             # "Everyone reached the same collective" for one group is noise next to a stall in another.
             out.findings = [f for f in out.findings if f.status is not Status.INFO]
@@ -414,7 +470,8 @@ def _group_findings(group: Group) -> list[Finding]:
     target = max(m.last_seq for m in members)
     leaders = [m for m in members if m.last_seq == target]
     behind = sorted((m for m in members if m.last_seq < target), key=_member_order)
-    op = leaders[0].last_op
+    known_op = next((m.last_op for m in leaders if not m.last_op.startswith(("?", "("))), None)
+    op = known_op or "collective"
     seen_ranks = {m.rank for m in members if m.rank is not None}
     silent = [r for r in group.expected_ranks if r not in seen_ranks]
     unseen = (group.size - len(members)) if group.size and group.size > len(members) else 0
@@ -536,7 +593,7 @@ def _mismatch(group: Group) -> Finding | None:
     )
 
 
-def analyze_progress(paths: Sequence[str]) -> ProgressResult:
+def analyze_progress(paths: Sequence[str], watchdog_findings: bool = True) -> ProgressResult:
     """Read NCCL COLL logs, flight recorder dumps and analyzer output from files, directories,
     .gz files or `-`, and report ranks that fell behind."""
     inputs, problems = expand(paths)
@@ -549,7 +606,7 @@ def analyze_progress(paths: Sequence[str]) -> ProgressResult:
             problems.append(NotChecked(item.name, str(exc)))
         except (OSError, *_DAMAGED) as exc:
             problems.append(NotChecked(item.name, f"could not be read in full ({exc})"))
-    result = collector.result()
+    result = collector.result(watchdog_findings)
     result.not_checked.extend(problems)
     return result
 
@@ -557,9 +614,10 @@ def analyze_progress(paths: Sequence[str]) -> ProgressResult:
 def progress_findings(paths: Sequence[str]) -> list[Finding]:
     """STALLED_RANKS (and NCCL_INVALID_USAGE for mismatched collectives) for the given inputs.
 
-    For the `logs` command: an input with no per-rank progress evidence adds nothing.
+    For the `logs` command: an input with no per-rank progress evidence adds nothing, and
+    watchdog lines add nothing either, since `logs` reports STALLED_RANKS from them itself.
     """
-    return analyze_progress(paths).findings
+    return analyze_progress(paths, watchdog_findings=False).findings
 
 
 def read_into(collector: ProgressCollector, name: str, content: Content) -> bool:
