@@ -91,7 +91,7 @@ def main() -> int:
     report = json.loads(our_runs[-1][2])
 
     print(f"input: {log.name}, {size / 1e6:,.0f} MB, {report['summary']['lines']:,} lines")
-    print(f"grep -F -i -c -f ({sum(1 for _ in open(PATTERNS))} patterns): best {best_grep:.3f} s, matching lines {grep_runs[0][2].decode().strip()}")
+    print(f"grep -F -i -c -f ({len(PATTERNS.read_text().splitlines())} patterns): best {best_grep:.3f} s, matching lines {grep_runs[0][2].decode().strip()}")
     print(f"hyperpod-nccl logs --format json ({report['summary']['engine']}): best {best_ours:.3f} s, first run {our_runs[0][0]:.3f} s")
     print(f"throughput: {size / best_ours / 1e6:,.0f} MB/s ours, {size / best_grep / 1e6:,.0f} MB/s grep")
     print(f"root cause found: {report['root_cause']}, FAIL findings: {report['issues_found']}")
