@@ -62,7 +62,9 @@ def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, in
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--size-mb", type=int, default=400)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--engine", default="auto", choices=("auto", "hyperscan", "re"))
@@ -81,7 +83,17 @@ def main() -> int:
             pass
 
     grep = ["grep", "-F", "-i", "-c", "-f", str(PATTERNS), str(log)]
-    ours = [sys.executable, "-m", "hyperpod_nccl.cli", "logs", str(log), "--format", "json", "--engine", args.engine]
+    ours = [
+        sys.executable,
+        "-m",
+        "hyperpod_nccl.cli",
+        "logs",
+        str(log),
+        "--format",
+        "json",
+        "--engine",
+        args.engine,
+    ]
     env = {**os.environ, "LC_ALL": "C"}
     grep_runs = [timed(grep, env) for _ in range(args.runs)]
     our_runs = [timed(ours) for _ in range(args.runs)]
@@ -91,9 +103,15 @@ def main() -> int:
     report = json.loads(our_runs[-1][2])
 
     print(f"input: {log.name}, {size / 1e6:,.0f} MB, {report['summary']['lines']:,} lines")
-    print(f"grep -F -i -c -f ({len(PATTERNS.read_text().splitlines())} patterns): best {best_grep:.3f} s, matching lines {grep_runs[0][2].decode().strip()}")
-    print(f"hyperpod-nccl logs --format json ({report['summary']['engine']}): best {best_ours:.3f} s, first run {our_runs[0][0]:.3f} s")
-    print(f"throughput: {size / best_ours / 1e6:,.0f} MB/s ours, {size / best_grep / 1e6:,.0f} MB/s grep")
+    print(
+        f"grep -F -i -c -f ({len(PATTERNS.read_text().splitlines())} patterns): best {best_grep:.3f} s, matching lines {grep_runs[0][2].decode().strip()}"
+    )
+    print(
+        f"hyperpod-nccl logs --format json ({report['summary']['engine']}): best {best_ours:.3f} s, first run {our_runs[0][0]:.3f} s"
+    )
+    print(
+        f"throughput: {size / best_ours / 1e6:,.0f} MB/s ours, {size / best_grep / 1e6:,.0f} MB/s grep"
+    )
     print(f"root cause found: {report['root_cause']}, FAIL findings: {report['issues_found']}")
     print(f"peak_rss_mb={peak_rss_mb:.1f}")
     print(f"ratio_to_grep={best_ours / best_grep:.3f}")
