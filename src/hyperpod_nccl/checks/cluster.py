@@ -293,10 +293,18 @@ def instance_types(snapshot: Snapshot) -> list[Finding]:
     return findings
 
 
+def _window_text(snapshot: Snapshot) -> str:
+    seconds = int(snapshot.meta.get("since_seconds") or 0)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds and seconds % size == 0:
+            return f"in the last {seconds // size}{unit}"
+    return f"in the last {seconds}s"
+
+
 @check("cluster.events", "cluster", ["CLUSTER_EVENTS"])
 def cluster_events(snapshot: Snapshot) -> list[Finding]:
     code = "CLUSTER_EVENTS"
-    window = f"since {snapshot.meta.get('window_start', '?')}"
+    window = _window_text(snapshot)
     gap = unavailable(
         snapshot, [EVENTS], code, Priority.P1, "cluster events", check="cluster.events"
     )

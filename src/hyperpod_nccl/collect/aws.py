@@ -39,23 +39,18 @@ READ_ONLY_OPERATIONS: dict[str, frozenset[str]] = {
     "ec2": frozenset(
         {
             "DescribeSecurityGroups",
-            "DescribeSecurityGroupRules",
             "DescribeSubnets",
             "DescribeInstanceTypes",
-            "DescribeInstances",
         }
     ),
     "eks": frozenset({"DescribeCluster", "ListClusters"}),
     "logs": frozenset(
         {
             "DescribeLogGroups",
-            "DescribeLogStreams",
-            "FilterLogEvents",
             "StartQuery",
             "GetQueryResults",
         }
     ),
-    "ssm": frozenset({"DescribeInstanceInformation"}),
 }
 
 ACCESS_DENIED_CODES = frozenset(
@@ -143,9 +138,12 @@ def classify_error(exc: BaseException, action: str) -> CallFailure:
         code = str(error.get("Code") or "")
         message = " ".join(str(error.get("Message") or code or exc).split())
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        rejected = code in INVALID_CREDENTIAL_CODES or "SignatureDoesNotMatch" in message
         if message.startswith("<"):  # an HTML error page, not an AWS error document
             message = f"HTTP {status} with a non-AWS error page"
-        if code in ACCESS_DENIED_CODES or (status == 403 and code not in THROTTLING_CODES):
+        if code in ACCESS_DENIED_CODES or (
+            status == 403 and not rejected and code not in THROTTLING_CODES
+        ):
             kind = "access_denied"
         elif code in THROTTLING_CODES or status == 429:
             attempts = exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0)
@@ -194,7 +192,7 @@ class AwsReader:
         self.session.events.register("before-parameter-build", _refuse_writes)
         self._config = botocore.config.Config(
             region_name=region,
-            retries={"mode": "standard", "max_attempts": max_attempts},
+            retries={"mode": "standard", "total_max_attempts": max_attempts},
             connect_timeout=10,
             read_timeout=60,
             max_pool_connections=max_pool_connections,
