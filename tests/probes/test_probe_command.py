@@ -68,6 +68,7 @@ def test_bad_input_is_one_line_and_a_documented_exit_code(tmp_path: Path) -> Non
             "error: --node-timeout, --deadline, --start-rate must be positive",
         ),
         (["--slurm-nodes", "node01;rm"], 2, "error: not a valid Slurm node name"),
+        (["--sample-nodes", "2"], 2, "error: --slurm-job, --sample-nodes and --prefer-nodes need"),
         (["--bundle", str(tmp_path / "none.tar.gz")], 1, "error: "),
     ):
         done = cli("probe", *args)

@@ -15,6 +15,7 @@ from hyperpod_nccl.collect.probes import (
     DEFAULT_NODE_TIMEOUT_S,
     DEFAULT_START_RATE,
     probe_nodes,
+    sample_nodes,
 )
 from hyperpod_nccl.collect.transports import LocalTransport, SlurmTransport, TransportError
 from hyperpod_nccl.collect.transports.base import Transport
@@ -72,6 +73,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     where.add_argument(
         "--slurm-job", metavar="JOBID", help="run as an overlapping step of this job"
+    )
+    where.add_argument(
+        "--sample-nodes",
+        type=int,
+        metavar="N",
+        help="probe at most N of the nodes: --prefer-nodes first, then an even spread (default: all)",
+    )
+    where.add_argument(
+        "--prefer-nodes", metavar="NODES", help="nodes to include first when sampling (suspects)"
     )
     limits = parser.add_argument_group("limits")
     limits.add_argument(
@@ -189,13 +199,18 @@ def run(args: argparse.Namespace) -> int:
     transport: Transport
     if args.slurm_nodes:
         nodes = expand_nodes(args.slurm_nodes)
+        if args.sample_nodes is not None:
+            if args.sample_nodes < 1:
+                raise UsageError("--sample-nodes must be at least 1")
+            prefer = expand_nodes(args.prefer_nodes) if args.prefer_nodes else []
+            nodes = sample_nodes(nodes, args.sample_nodes, prefer)
         try:
             transport = SlurmTransport(job_id=args.slurm_job, time_limit_s=int(args.node_timeout))
         except TransportError as exc:
             raise UsageError(str(exc)) from None
     else:
-        if args.slurm_job:
-            raise UsageError("--slurm-job needs --slurm-nodes")
+        if args.slurm_job or args.sample_nodes or args.prefer_nodes:
+            raise UsageError("--slurm-job, --sample-nodes and --prefer-nodes need --slurm-nodes")
         nodes, transport = [local_node_name()], LocalTransport()
     snapshot = Snapshot(meta={"command": "probe"})
     if since:
