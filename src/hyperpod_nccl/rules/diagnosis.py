@@ -378,7 +378,8 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
             details=dict(builder.details),
         )
         if finding.status is Status.FAIL:
-            finding.suggested_commands = suggested_commands(finding, builder.captures)
+            processes = sorted({(host, pid) for host, pid, _dev in builder.processes})
+            finding.suggested_commands = suggested_commands(finding, processes)
         findings.append(finding)
     stalled = _stalled_ranks(facts)
     if stalled is not None:

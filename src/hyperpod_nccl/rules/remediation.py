@@ -6,6 +6,7 @@ investigate, then restart or reboot, then replace.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hyperpod_nccl.model import Finding, SuggestedCommand
@@ -17,8 +18,8 @@ MAX_TARGETS = 3
 @dataclass(frozen=True)
 class Template:
     purpose: str
-    command: str  # may use {host}, {pod}, {pci}
-    needs: str  # "host", "pod" or "" (no target)
+    command: str  # may use {host}, {pod}, {pid}, {instance}
+    needs: str  # "host", "pod", "process" (a host and a pid) or "" (no target)
     preconditions: str = ""
     blast_radius: str = "none: read-only"
 
@@ -44,14 +45,14 @@ _DCGM_DIAG = Template(
 )
 _REBOOT_NODE = Template(
     "Reboot the node through HyperPod (Slurm: drain it first)",
-    "aws sagemaker batch-reboot-cluster-nodes --cluster-name <cluster-name> --node-ids <instance-id-of-{host}>",
+    "aws sagemaker batch-reboot-cluster-nodes --cluster-name <cluster-name> --node-ids {instance}",
     "host",
     "jobs moved off the node; cluster name and the node's instance ID (hyperpod-nccl diagnose shows both)",
     "the node and every job on it restart",
 )
 _REPLACE_NODE = Template(
     "Replace the node through HyperPod if the fault returns after a reboot",
-    "aws sagemaker batch-replace-cluster-nodes --cluster-name <cluster-name> --node-ids <instance-id-of-{host}>",
+    "aws sagemaker batch-replace-cluster-nodes --cluster-name <cluster-name> --node-ids {instance}",
     "host",
     "a reboot did not clear the fault",
     "the instance is terminated and a new one joins; local disk contents are lost",
@@ -161,24 +162,48 @@ TEMPLATES: dict[str, tuple[Template, ...]] = {
 }
 
 
-def _targets(finding: Finding, needs: str) -> list[str]:
+def _targets(
+    finding: Finding, needs: str, processes: Sequence[tuple[str, int]]
+) -> list[tuple[str, str]]:
+    """(host or pod, pid) pairs to fill a template with; a placeholder only where the evidence
+    did not say."""
+    if needs == "process":
+        return [(host, str(pid)) for host, pid in processes[:MAX_TARGETS]] or [
+            (host, "<pid-of-training-process>")
+            for host in (finding.hosts[:MAX_TARGETS] or ["<node>"])
+        ]
     if needs == "host":
         hosts = [h for h in finding.hosts if not _POD.match(h)] or finding.hosts
-        return hosts[:MAX_TARGETS] or ["<node>"]
+        return [(h, "") for h in hosts[:MAX_TARGETS]] or [("<node>", "")]
     if needs == "pod":
-        pods = [h for h in finding.hosts if _POD.match(h)]
-        return pods[:MAX_TARGETS]
-    return [""]
+        return [(h, "") for h in finding.hosts if _POD.match(h)][:MAX_TARGETS]
+    return [("", "")]
 
 
-def suggested_commands(finding: Finding, captures: dict[str, list[str]]) -> list[SuggestedCommand]:
+_INSTANCE = re.compile(r"^i-[0-9a-f]{8,17}$")
+
+
+def _instance(host: str) -> str:
+    """The node's EC2 instance ID if the host is named by one, else a placeholder naming it."""
+    if _INSTANCE.match(host):
+        return host
+    return "<instance-id>" if host.startswith("<") else f"<instance-id-of-{host}>"
+
+
+def suggested_commands(
+    finding: Finding, processes: Sequence[tuple[str, int]] = ()
+) -> list[SuggestedCommand]:
+    """Commands for `finding`, filled with its hosts, pods and the (host, pid) of the
+    processes its evidence came from."""
     commands: list[SuggestedCommand] = []
     for template in TEMPLATES.get(finding.code, ()):
-        for target in _targets(finding, template.needs):
+        for target, pid in _targets(finding, template.needs, processes):
             commands.append(
                 SuggestedCommand(
                     purpose=template.purpose,
-                    command=template.command.format(host=target, pod=target),
+                    command=template.command.format(
+                        host=target, pod=target, pid=pid, instance=_instance(target)
+                    ),
                     preconditions=template.preconditions.format(host=target),
                     blast_radius=template.blast_radius,
                 )
