@@ -4,6 +4,7 @@ Snapshot layout the checks read. Nodes are probed for real through the local tra
 
 from __future__ import annotations
 
+import io
 import itertools
 import threading
 import time
@@ -132,3 +133,30 @@ def test_sample_prefers_job_and_suspect_nodes_then_spreads() -> None:
     assert sample_nodes(nodes[:3], 10) == nodes[:3]
     with pytest.raises(ValueError):
         sample_nodes(nodes, 0)
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_line_only_on_a_terminal(snapshot: Snapshot, tty: bool) -> None:
+    stream = _Stream(tty)
+    probe_nodes(
+        snapshot,
+        LocalTransport(),
+        ["a", "b", "c"],
+        probes=["shm"],
+        start_rate=100,
+        progress_stream=stream,
+    )
+    text = stream.getvalue()
+    if tty:
+        assert "\rprobing nodes [" in text and text.endswith("3/3, 0 unreachable\n")
+    else:
+        assert text == ""
