@@ -114,3 +114,25 @@ def test_report_without_perf_data_still_renders(browser: Any, tmp_path: Path) ->
         " charts: document.querySelectorAll('svg').length, root: document.querySelector('#root-cause').innerText};"
     )
     assert state == {"rows": 1, "charts": 0, "root": "Root cause: none found"}
+
+
+def test_long_host_names_stay_distinct_and_opcounts_in_hex(browser: Any, tmp_path: Path) -> None:
+    from hyperpod_nccl.cli import main
+
+    log = (
+        Path(__file__).parent.parent
+        / "fixtures"
+        / "perf"
+        / "progress"
+        / "coll-opcount-trace-128rank-allreduce-timeout-ranks-split-139d-139e.txt"
+    )
+    page = tmp_path / "coll.html"
+    assert main(["perf", str(log), "--format", "html", "-o", str(page)]) == 0
+    browser.open(page.as_uri())
+    bars = browser.run(
+        "return [...document.querySelectorAll('#progress g.bar')].map(g => [g.getAttribute('class'), g.textContent]);"
+    )
+    labels = [text for _, text in bars]
+    assert len(set(labels)) == 4  # the labels keep the distinguishing end of each host name
+    (behind,) = [text for css, text in bars if "behind" in css]
+    assert "fqztx:615 [2]" in behind and "opCount 0x139d (1 behind)" in behind

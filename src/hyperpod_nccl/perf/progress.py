@@ -88,6 +88,11 @@ class Member:
     last_time: str | None = None
     ops: dict[int, str] = field(default_factory=dict)
 
+    @property
+    def seq_text(self) -> str:
+        """How the sequence number is written where it comes from: NCCL's opCount is hex."""
+        return f"opCount 0x{self.last_seq:x}" if self.kind == "nccl-coll" else f"#{self.last_seq}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "group": self.group,
@@ -95,6 +100,7 @@ class Member:
             "rank": self.rank,
             "host": self.host,
             "last_seq": self.last_seq,
+            "last_seq_text": self.seq_text,
             "last_op": self.last_op,
             "last_completed": self.last_completed,
             "last_time": self.last_time,

@@ -58,7 +58,7 @@ def _text_tables(report: Report) -> list[str]:
         out += ["", "Per-rank progress (last collective reached):"]
         for m in members[:MAX_TABLE_ROWS]:
             out.append(
-                f"  {m['group']}: {m['member']}: {m['last_op']} {m['last_seq']} ({m['source']})"
+                f"  {m['group']}: {m['member']}: {m['last_op']} {m['last_seq_text']} ({m['source']})"
             )
     return out
 
@@ -98,7 +98,7 @@ def _markdown_tables(report: Report) -> list[str]:
         ]
         for m in members[:MAX_TABLE_ROWS]:
             out.append(
-                f"| {_cell(m['group'])} | {_cell(m['member'])} | {_cell(m['last_op'])} | {m['last_seq']} | `{_cell(m['source'])}` |"
+                f"| {_cell(m['group'])} | {_cell(m['member'])} | {_cell(m['last_op'])} | {m['last_seq_text']} | `{_cell(m['source'])}` |"
             )
     return out
 

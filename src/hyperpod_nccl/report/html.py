@@ -65,6 +65,14 @@ def _badge(status: Status) -> str:
     return f'<span class="badge status-{status.value.lower()}" style="background:{STATUS_COLORS[status]}">{status.value}</span>'
 
 
+MAX_LABEL = 34
+
+
+def _short(label: str) -> str:
+    """Long labels keep their end: host names differ in their last characters."""
+    return label if len(label) <= MAX_LABEL else "…" + label[-(MAX_LABEL - 1) :]
+
+
 def _nice_ticks(top: float, count: int = 5) -> list[float]:
     if top <= 0:
         return [0.0]
@@ -287,7 +295,7 @@ def _bar_chart(
         parts.append(
             f'<g class="bar {css}" data-label="{_e(label)}" data-value="{value:.3f}">'
             f"<title>{_e(label)}: {value:.2f} {unit}</title>"
-            f'<text x="{label_w - 6}" y="{y + bar_h - 5}" font-size="12" text-anchor="end">{_e(label[:34])}</text>'
+            f'<text x="{label_w - 6}" y="{y + bar_h - 5}" font-size="12" text-anchor="end">{_e(_short(label))}</text>'
             f'<rect x="{label_w}" y="{y}" width="{max(px(value) - label_w, 1):.1f}" height="{bar_h}" fill="{color}"/>'
             f'<text x="{px(value) + 4:.1f}" y="{y + bar_h - 5}" font-size="11">{_e(shown)}</text></g>'
         )
@@ -382,7 +390,10 @@ def _progress_view(report: Report) -> str:
             behind = seq < lead
             color, css = (RED, "behind") if behind else (GREEN, "reached")
             bars.append((f"{m['member']}: {m['last_op']}", float(seq - floor), color, css))
-            texts.append(f"#{seq}" + (f" ({lead - seq} behind)" if behind else ""))
+            texts.append(
+                str(m.get("last_seq_text", f"#{seq}"))
+                + (f" ({lead - seq} behind)" if behind else "")
+            )
         chart = _bar_chart(
             f"chart-progress-{len(sections)}",
             bars,
