@@ -30,6 +30,27 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# Where the programs' messages are documented; the header section's sources.
+HEADER_SOURCES = (
+    "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+    "https://docs.pytorch.org/docs/stable/distributed.html",
+    "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",
+)
+
+
+def _sources(urls: tuple[str, ...] | list[str]) -> list[str]:
+    return ["", "Sources:", *[f"- {url}" for url in urls]]
+
+
+def _guide_sources(code: str) -> list[str]:
+    """The code's own guide section's sources: the facts behind its meaning come from there."""
+    from hyperpod_nccl import kb
+
+    section = kb.section_for_code(code)
+    urls = [u for u in (section.sources if section else []) if u.startswith("http")]
+    return _sources(urls or list(HEADER_SOURCES))
+
+
 def render(catalog: Catalog) -> str:
     out = [HEADER]
     out.append("| code | priority | meaning | explains | guide |")
@@ -40,6 +61,7 @@ def render(catalog: Catalog) -> str:
             f"| `{info.code}` | {info.priority.value} | {_cell(info.title)} | {explains} "
             f"| [{info.reference}]({info.reference}) |"
         )
+    out += _sources(HEADER_SOURCES)
     for info in sorted(catalog.codes.values(), key=lambda i: (i.tier, i.code)):
         rules = [r for r in catalog.rules if info.code in r.possible_codes()]
         out += [
@@ -57,6 +79,7 @@ def render(catalog: Catalog) -> str:
             out.append(f"- `{rule.id}`, {rule.role}{explained}, from {rule.source}")
             out.append(f"  - pattern: `{_cell(rule.pattern)}`")
             out.append(f"  - example: `{_cell(rule.examples[0])}`")
+        out += _guide_sources(info.code)
     for role in ("context", "benign"):
         out += ["", f'<a id="quick-{role}-patterns"></a>', f"## {role.capitalize()} patterns", ""]
         for rule in (r for r in catalog.rules if r.role == role):
@@ -64,6 +87,7 @@ def render(catalog: Catalog) -> str:
             out.append(f"- `{rule.id}`{emits}, from {rule.source}")
             out.append(f"  - pattern: `{_cell(rule.pattern)}`")
             out.append(f"  - example: `{_cell(rule.examples[0])}`")
+        out += _sources(HEADER_SOURCES)
     return "\n".join(out) + "\n"
 
 
