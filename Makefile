@@ -5,7 +5,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint typecheck unit services bench
+.PHONY: setup demo test lint typecheck unit services bench quickref
 
 setup:
 	@PYTHON=$(PY) scripts/bootstrap.sh
@@ -30,3 +30,9 @@ test: setup services lint typecheck unit
 
 bench: setup
 	$(BIN)/python benchmarks/logs_throughput.py
+	$(BIN)/python benchmarks/corpus_accuracy.py
+	$(BIN)/python benchmarks/probe_scale.py --nodes 1000
+
+# Regenerate the guide's error-pattern quick reference after changing rules/catalog.yaml.
+quickref: setup
+	$(BIN)/python -m hyperpod_nccl.kb.quickref > src/hyperpod_nccl/kb/quick-reference.md
