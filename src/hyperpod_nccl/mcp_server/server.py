@@ -1,0 +1,248 @@
+"""`hyperpod-nccl mcp`: the analyses as Model Context Protocol tools over stdio.
+
+Each tool is a thin face over hyperpod_nccl.api (as the CLI is): typed inputs, the Report's
+contract JSON out, errors as one-line tool errors. The server runs no commands and changes
+nothing; suggested commands come back as data for the agent to show its user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Annotated, Any, Literal, cast
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from hyperpod_nccl import __version__
+from hyperpod_nccl.mcp_server import analyses, catalogue
+from hyperpod_nccl.mcp_server.errors import ANTICIPATED, describe, describe_invalid_arguments
+from hyperpod_nccl.mcp_server.progress import run_with_progress
+from hyperpod_nccl.mcp_server.schemas import CodesResult, ReportResult, SectionResult
+from hyperpod_nccl.perf.analysis import PerfOptions
+
+INSTRUCTIONS = """\
+hyperpod-nccl tells why a distributed GPU training job (NCCL, PyTorch) on SageMaker HyperPod
+(EKS or Slurm) hangs or dies, on which rank or node, and what to do. Every tool is read-only.
+
+Workflow: analyse what the user has (analyze_logs for job logs, analyze_perf for nccl-tests
+output, diagnose_cluster for a live cluster, diagnose_bundle for a saved bundle). Start from
+the report's root_cause and its FAIL findings, most severe priority (P0) first; call explain
+with each FAIL's code for its guide section. Show the user each finding's
+suggested_commands with their preconditions and blast radius, for the user to run: never run
+them yourself. After the user has acted, run the same analysis again to confirm. Findings
+with status SKIPPED or INCOMPLETE and the not_checked list say what could not be checked."""
+
+Paths = Annotated[
+    Sequence[str],
+    Field(
+        description="files, .gz files or directories (read recursively); absolute, or relative "
+        "to the directory the server was started in"
+    ),
+]
+PastedText = Annotated[
+    str | None,
+    Field(description="text pasted by the user, analysed as one more file named <pasted>"),
+]
+
+_LOCAL = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
+
+
+def _annotations(title: str, *, open_world: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(title=title, open_world_hint=open_world, **_LOCAL)
+
+
+def _outcome(document: dict[str, Any]) -> str:
+    root = document.get("root_cause") or "none"
+    return f"{document.get('issues_found', 0)} FAIL finding(s), root cause {root}"
+
+
+async def _report(ctx: Context, what: str, work: Callable[[], dict[str, Any]]) -> ReportResult:
+    """Run one analysis with progress; anticipated errors become one-line tool errors."""
+    try:
+        document = await run_with_progress(ctx, what, work, _outcome)
+    except ANTICIPATED as exc:
+        raise ToolError(describe(exc)) from exc
+    return cast(ReportResult, document)
+
+
+class HyperpodServer(MCPServer[None]):
+    """MCPServer whose argument errors read as one line, like the CLI's usage errors."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[None, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                message = describe_invalid_arguments(cause)
+                raise ToolError(f"Error executing tool {name}: {message}") from cause
+            raise
+
+
+@contextlib.asynccontextmanager
+async def _stray_output_to_stderr(_: MCPServer[None]) -> AsyncIterator[None]:
+    """Standard output is the MCP channel: anything printed while serving goes to stderr."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield None
+
+
+def build_server() -> HyperpodServer:
+    server = HyperpodServer(
+        "hyperpod-nccl",
+        title="hyperpod-nccl",
+        description="Why a distributed GPU training job on SageMaker HyperPod hangs or dies",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=_stray_output_to_stderr,
+    )
+
+    @server.tool(annotations=_annotations("Analyse job logs"))
+    async def analyze_logs(
+        ctx: Context,
+        paths: Paths = (),
+        text: PastedText = None,
+        engine: Annotated[
+            Literal["auto", "hyperscan", "re"],
+            Field(description="pattern engine: hyperscan when installed (auto), or pure-Python re"),
+        ] = "auto",
+    ) -> ReportResult:
+        """Name the root cause of a failed or hung distributed job from its logs: per-rank
+        torchrun output, NCCL_DEBUG=INFO files, Slurm job output, kubectl logs or describe,
+        dmesg. Give paths, pasted text, or both. Returns the report (contract JSON) with the
+        root cause, each finding's ranks, hosts, evidence lines, guide reference and suggested
+        commands for the user to run."""
+        return await _report(ctx, "analysing logs", lambda: analyses.logs(paths, text, engine))
+
+    @server.tool(annotations=_annotations("Analyse nccl-tests output"))
+    async def analyze_perf(
+        ctx: Context,
+        paths: Paths = (),
+        text: PastedText = None,
+        instance_type: Annotated[
+            str | None,
+            Field(
+                description="instance type of the nodes, e.g. p5.48xlarge (default: inferred "
+                "from the GPU model); one of: " + ", ".join(analyses.INSTANCE_TYPE_NAMES)
+            ),
+        ] = None,
+        transport: Annotated[
+            Literal["efa", "ib", "socket"] | None,
+            Field(description="network transport of the runs (default: from NCCL INFO lines)"),
+        ] = None,
+        expected_busbw_gbps: Annotated[
+            float | None,
+            Field(gt=0, description="your baseline busbw at large sizes in GB/s, if measured"),
+        ] = None,
+        world_size: Annotated[
+            int | None,
+            Field(gt=0, description="GPUs in the training job: adds a suggested NCCL timeout"),
+        ] = None,
+    ) -> ReportResult:
+        """Analyse nccl-tests output (text or JSON, any collective, pair sweeps) for straggler
+        nodes, low bus bandwidth, wrong results and failed or hung runs; and flight recorder
+        dumps or NCCL COLL debug logs for ranks that did not reach a collective."""
+        options = PerfOptions(instance_type, transport, expected_busbw_gbps, world_size)
+        return await _report(
+            ctx, "analysing nccl-tests output", lambda: analyses.perf(paths, text, options)
+        )
+
+    @server.tool(annotations=_annotations("Diagnose a HyperPod cluster (live)", open_world=True))
+    async def diagnose_cluster(
+        ctx: Context,
+        cluster: Annotated[
+            str | None,
+            Field(
+                description="HyperPod cluster name or ARN; leave out on a Slurm head or login "
+                "node to diagnose the Slurm this host can query"
+            ),
+        ] = None,
+        region: Annotated[str | None, Field(description="AWS region, e.g. us-west-2")] = None,
+        profile: Annotated[str | None, Field(description="AWS profile")] = None,
+        orchestrator: Annotated[
+            Literal["eks", "slurm"] | None,
+            Field(description="override the orchestrator DescribeCluster reports"),
+        ] = None,
+        namespace: Annotated[
+            str | None, Field(description="Kubernetes namespace of the job")
+        ] = None,
+        job: Annotated[str | None, Field(description="training job name")] = None,
+        since: Annotated[
+            str, Field(description="time window for events and logs: 30m, 2h, 1d")
+        ] = "2h",
+        sample_nodes: Annotated[
+            int | None, Field(ge=1, description="probe N nodes (default 4)")
+        ] = None,
+        all_nodes: Annotated[bool, Field(description="probe every node")] = False,
+        nodes: Annotated[Sequence[str], Field(description="probe these instance IDs")] = (),
+        kubeconfig: Annotated[str | None, Field(description="kubeconfig file")] = None,
+        context: Annotated[str | None, Field(description="kubeconfig context")] = None,
+    ) -> ReportResult:
+        """Collect a HyperPod cluster's state read-only (SageMaker, EC2, CloudWatch, EKS and
+        Kubernetes objects, pod logs, Slurm, node probes), check it and name the root cause.
+        Only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made. Reports
+        progress while it collects; a live diagnosis can take minutes."""
+        options: dict[str, Any] = {
+            "cluster": cluster,
+            "region": region,
+            "profile": profile,
+            "orchestrator": orchestrator,
+            "namespace": namespace,
+            "job": job,
+            "since": since,
+            "sample_nodes": sample_nodes,
+            "all_nodes": all_nodes,
+            "nodes": tuple(nodes),
+            "kubeconfig": os.path.expanduser(kubeconfig) if kubeconfig else None,
+            "context": context,
+        }
+        what = f"diagnosing {cluster}" if cluster else "diagnosing the local Slurm"
+        return await _report(ctx, what, lambda: analyses.diagnose_cluster(**options))
+
+    @server.tool(annotations=_annotations("Diagnose a saved bundle"))
+    async def diagnose_bundle(
+        ctx: Context,
+        path: Annotated[
+            str, Field(description="bundle saved by diagnose --save-bundle (.tar.gz or directory)")
+        ],
+    ) -> ReportResult:
+        """Replay a bundle saved by `hyperpod-nccl diagnose --save-bundle` through the same
+        checks as a live diagnosis, with no AWS or cluster access."""
+        bundle = os.path.expanduser(path)
+        return await _report(ctx, f"replaying {path}", lambda: analyses.diagnose_bundle(bundle))
+
+    @server.tool(annotations=_annotations("Explain a finding code or guide section"))
+    def explain(
+        topic: Annotated[
+            str,
+            Field(
+                description="a finding code (CONTAINER_OOM), a reference as findings carry it "
+                "(debugging-guide.md#container-oom) or an anchor (container-oom)"
+            ),
+        ],
+    ) -> SectionResult:
+        """The remediation guide's section for a finding code or reference: what the finding
+        means, how to confirm it, what to do, and the primary sources it rests on."""
+        try:
+            return catalogue.explain(topic)
+        except ANTICIPATED as exc:
+            raise ToolError(describe(exc)) from exc
+
+    @server.tool(annotations=_annotations("List finding codes and guide sections"))
+    def list_codes() -> CodesResult:
+        """Every finding code the log rules and the cluster checks can emit, with priority,
+        title, what each explains and its guide reference; and every guide section."""
+        return catalogue.all_codes()
+
+    return server
+
+
+def serve() -> None:
+    """Serve over stdio until the client closes the connection."""
+    build_server().run("stdio")
