@@ -3,15 +3,35 @@ faces over these."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 
-from hyperpod_nccl.inputs import expand
+from hyperpod_nccl.inputs import LogInput, expand
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
+from hyperpod_nccl.perf.flight_recorder import looks_like_pickle
+from hyperpod_nccl.perf.progress import progress_findings
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.rules.diagnosis import add_external_findings
 from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
 from hyperpod_nccl.rules.scan import scan_inputs
 from hyperpod_nccl.snapshot import Snapshot
+
+
+def is_flight_recorder_dump(item: LogInput) -> bool:
+    """A PyTorch Flight Recorder dump (a pickle, or its JSON form), read by the per-rank
+    progress analysis rather than scanned as text."""
+    if item.path is None:
+        return False
+    try:
+        with open(item.path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    if looks_like_pickle(head):
+        return True
+    stripped = head.lstrip()
+    return stripped.startswith(b"{") and b'"entries"' in head and b'"version"' in head
 
 
 def analyze_logs(
@@ -23,10 +43,19 @@ def analyze_logs(
     started = time.perf_counter()
     catalog = load_catalog()
     inputs, not_checked = expand(paths)
-    scanned = scan_inputs(inputs, catalog, backend, workers)
+    dumps = [item for item in inputs if is_flight_recorder_dump(item)]
+    scanned = scan_inputs([i for i in inputs if i not in dumps], catalog, backend, workers)
     not_checked += scanned.not_checked
-    read = scanned.inputs_read
+    read = scanned.inputs_read + len(dumps)
+    # Per-rank progress (NCCL COLL lines, flight recorder dumps) needs its own pass; it runs
+    # only on the inputs where the one-pass scan saw such evidence.
+    progress_paths = [d.name for d in dumps] + sorted(
+        s for s in scanned.analysis.facts.progress_sources if os.path.isfile(s)
+    )
+    progress = progress_findings(progress_paths) if progress_paths else []
+    add_external_findings(scanned.analysis, progress, catalog)
     findings = diagnose_logs(scanned.analysis, catalog)
+    findings += [f for f in progress if f.code not in catalog.codes]
     sources = scanned.analysis.sources
     summary = {
         "inputs": len(inputs),

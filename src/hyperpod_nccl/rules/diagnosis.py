@@ -348,6 +348,30 @@ def _stalled_ranks(facts: Facts) -> Finding | None:
     )
 
 
+def add_external_findings(analysis: LogAnalysis, findings: list[Finding], catalog: Catalog) -> None:
+    """Fold findings made by another analysis of the same inputs (per-rank progress) into the
+    builders, so they take part in the root-cause ranking like any log line."""
+    for finding in findings:
+        if finding.code not in catalog.codes:
+            continue
+        builder = _builder(analysis.builders, catalog, finding.code)
+        for index, evidence in enumerate(finding.evidence):
+            source, _, line = evidence.source.rpartition(":")
+            occurrence = Occurrence(
+                source=source or evidence.source,
+                line_no=int(line) if line.isdigit() else 0,
+                text=evidence.text,
+                order=(1 << 50) + index,
+                rank=finding.ranks[0] if len(finding.ranks) == 1 else None,
+                host=finding.hosts[0] if len(finding.hosts) == 1 else None,
+            )
+            builder.add(occurrence, "derived-progress", "cause", finding.status, {})
+        builder.ranks |= set(finding.ranks)
+        builder.hosts |= set(finding.hosts)
+        builder.title = builder.title or finding.title
+        builder.details.update(finding.details)
+
+
 def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     builders = dict(analysis.builders)
     facts = analysis.facts

@@ -41,6 +41,7 @@ class Facts:
     progress: dict[int, RankProgress] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
     ipv6_unresolved: dict[str, Occurrence] = field(default_factory=dict)
+    progress_sources: set[str] = field(default_factory=set)
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
         if occ.host is not None and len(self.hosts) < MAX_IDENTITIES:
@@ -106,6 +107,9 @@ class Facts:
         if name and len(self.ipv6_unresolved) < MAX_IDENTITIES:
             self.ipv6_unresolved.setdefault(name, occ)
 
+    def _record_progress_evidence(self, captures: dict[str, str], occ: Occurrence) -> None:
+        self.progress_sources.add(occ.source)
+
     def _record_timeout_origin(self, captures: dict[str, str], occ: Occurrence) -> None:
         origin = captures.get("origin_rank")
         if origin is not None:
@@ -151,6 +155,7 @@ class Facts:
             self.init_complete[key] = max(line, self.init_complete.get(key, 0))
         self.nvls.update(later.nvls)
         self.timeout_origins |= later.timeout_origins
+        self.progress_sources |= later.progress_sources
         self.hosts |= later.hosts
         if later.world_size:
             self.world_size = max(self.world_size or 0, later.world_size)
