@@ -99,3 +99,18 @@ def test_catalog_ships_inside_the_package() -> None:
     import hyperpod_nccl.rules as rules_pkg
 
     assert (Path(rules_pkg.__file__).parent / "catalog.yaml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"abc (?P<x>.*)", "abc "),
+        (r"from peer (?P<peer>[^ ]+) with", r"from peer ([^ ]+) with"),
+        (r"foo \([^)]*\)", r"foo \([^)]*\)"),  # a ')' inside a class is not a group end
+        (r"to (?P<peer>\([^,]*, [0-9]+\)|[^ ]+)", "to "),
+        (r"(?:a(?P<x>.*)|b)", "(?:a|b)"),
+        (r"x[^\]]+", "x"),
+    ],
+)
+def test_prefilter_drops_unbounded_tails_only(pattern: str, expected: str) -> None:
+    assert prefilter_pattern(pattern) == expected

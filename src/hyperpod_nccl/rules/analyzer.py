@@ -16,6 +16,8 @@ PROGRESS_RULES = (
     "torch-watchdog-timeout",
     "torch-timeout-progress",
     "torch-watchdog-failure-detected",
+    "torch-watchdog-exception-progress",
+    "torch-blocking-wait-timeout",
 )
 MEMO_ENTRIES = 100_000
 

@@ -51,61 +51,82 @@ def _split_top_level(pattern: str) -> list[str]:
     return parts
 
 
-def _last_atom_start(alt: str) -> int:
-    """Index where the last atom of `alt` starts (a char, escape, class or group)."""
-    if alt.endswith(")"):
-        depth = 0
-        for i in range(len(alt) - 1, -1, -1):
-            if alt[i] == ")" and not _escaped(alt, i):
-                depth += 1
-            elif alt[i] == "(" and not _escaped(alt, i):
-                depth -= 1
-                if depth == 0:
-                    return i
-        return 0
-    if alt.endswith("]") and not _escaped(alt, len(alt) - 1):
-        i = alt.rfind("[")
-        while i > 0 and _escaped(alt, i):
-            i = alt.rfind("[", 0, i)
-        return max(i, 0)
-    if len(alt) >= 2 and _escaped(alt, len(alt) - 1):
-        return len(alt) - 2
-    return len(alt) - 1
+def _skip_class(text: str, i: int) -> int:
+    """Index just after the character class starting at text[i] == '['."""
+    j = i + 1
+    if text[j : j + 1] == "^":
+        j += 1
+    if text[j : j + 1] == "]":  # a leading ']' is a member
+        j += 1
+    while j < len(text) and text[j] != "]":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
 
 
-def _escaped(text: str, index: int) -> bool:
-    slashes = 0
-    j = index - 1
-    while j >= 0 and text[j] == "\\":
-        slashes += 1
-        j -= 1
-    return slashes % 2 == 1
+def _skip_group(text: str, i: int) -> int:
+    """Index just after the group starting at text[i] == '(' (classes and escapes honoured)."""
+    depth = 0
+    j = i
+    while j < len(text):
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "[":
+            j = _skip_class(text, j)
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return j
+
+
+def _skip_quantifier(text: str, j: int) -> int:
+    while j < len(text) and text[j] in "*+?{":
+        j = text.index("}", j) + 1 if text[j] == "{" and "}" in text[j:] else j + 1
+    return j
+
+
+def _atoms(alt: str) -> list[tuple[int, int, int]]:
+    """Top-level atoms of one alternative: (start, end of the atom, end with its quantifier)."""
+    atoms = []
+    i = 0
+    while i < len(alt):
+        ch = alt[i]
+        if ch == "\\":
+            end = i + 2
+        elif ch == "[":
+            end = _skip_class(alt, i)
+        elif ch == "(":
+            end = _skip_group(alt, i)
+        else:
+            end = i + 1
+        after = _skip_quantifier(alt, end)
+        atoms.append((i, end, after))
+        i = after
+    return atoms
 
 
 def _strip_tail(alt: str) -> str:
+    """Drop unbounded repeats (`.*`, `[^ ]+`, `(...)*`) at the end of one alternative, and look
+    inside a final group for the same."""
     while alt:
-        quantifier = next((q for q in ("*?", "+?", "*", "+") if alt.endswith(q)), None)
-        if quantifier and not _escaped(alt, len(alt) - len(quantifier)):
-            body = alt[: -len(quantifier)]
-            start = _last_atom_start(body)
-            atom = body[start:]
-            if atom == "." or atom.startswith("[") or atom.startswith("("):
-                alt = body[:start]
-                continue
-            return alt
-        if alt.endswith(")") and not _escaped(alt, len(alt) - 1):
-            start = _last_atom_start(alt)
-            group = alt[start:]
-            head_match = re.match(r"\((?:\?:)?", group)
+        start, end, after = _atoms(alt)[-1]
+        atom, quantifier = alt[start:end], alt[end:after]
+        if quantifier in ("*", "+", "*?", "+?") and (atom == "." or atom[0] in "[("):
+            alt = alt[:start]
+            continue
+        if quantifier == "" and atom.startswith("(") and not atom.startswith("(?="):
+            head_match = re.match(r"\((?:\?:)?", atom)
             head = head_match.group(0) if head_match else "("
-            inner = group[len(head) : -1]
-            parts = [_strip_tail(p) for p in _split_top_level(inner)]
-            if all(p == "" for p in parts):
-                alt = alt[:start]
-                continue
+            parts = [_strip_tail(p) for p in _split_top_level(atom[len(head) : -1])]
             if any(p == "" for p in parts):
-                # One branch of the group may now be empty: the group can match nothing, so it
-                # no longer constrains the end of the match. Drop it.
+                # A branch that now matches the empty string leaves the group no say over
+                # where the match ends: drop the whole group.
                 alt = alt[:start]
                 continue
             return alt[:start] + head + "|".join(parts) + ")"
