@@ -37,7 +37,6 @@ from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.bundle.summary import render_summary
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.redact import Redactor
-from hyperpod_nccl.report.json_report import render_json
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 from hyperpod_nccl.snapshot import BundleError, Snapshot
@@ -118,13 +117,17 @@ def save_escalation_bundle(
     versions.update(facts.versions)
     meta = snapshot.meta
     meta["command_line"] = Redactor().argv(options.argv or sys.argv)
-    meta.setdefault("window", facts.window())
+    if "window" not in meta:
+        # A live run's own window (`--since`), else the time span its logs cover.
+        start, end = meta.get("window_start"), meta.get("window_end")
+        meta["window"] = {"start": start, "end": end, "zone": "UTC"} if start else facts.window()
     if facts.cluster_arns:
         meta["cluster_arns_in_logs"] = facts.cluster_arns
     meta["scrubbing"] = {"secrets_redacted": options.redact, "obfuscated": options.obfuscate}
 
     snapshot.put_text(REPORTS[0], render_text(report, color=False), source="hyperpod-nccl")
-    snapshot.put_text(REPORTS[1], render_json(report), source="hyperpod-nccl")
+    # As JSON data, so that redaction goes string by string and the JSON stays valid.
+    snapshot.put_json(REPORTS[1], report.to_dict(), source="hyperpod-nccl")
     snapshot.put_text(REPORTS[2], render_markdown(report), source="hyperpod-nccl")
     snapshot.put_json(ENVIRONMENT, environment, source="the job's logs")
     snapshot.put_json(VERSIONS, versions, source="this tool and the job's logs")
@@ -148,7 +151,7 @@ def _learned_obfuscator(snapshot: Snapshot, report: Report) -> Obfuscator:
     """An Obfuscator that has read everything the bundle will hold, so that an identifier is
     replaced everywhere even where its context alone would not give it away."""
     obfuscator = Obfuscator()
-    for host in {h for f in report.findings for h in f.hosts}:
+    for host in sorted({h for f in report.findings for h in f.hosts}):
         obfuscator.learn_host(host)
     local = socket.gethostname()
     if local:

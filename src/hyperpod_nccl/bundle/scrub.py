@@ -4,6 +4,7 @@ item, every item name and the manifest, so nothing reaches the archive unscrubbe
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -35,8 +36,15 @@ class Scrubber:
         return self._obfuscate_tree(data) if self.obfuscator is not None else data
 
     def copy(self, source: IO[bytes], target: IO[bytes]) -> None:
-        """Stream text from `source` to `target`, scrubbed, in bounded memory."""
-        for chunk in self._scrubbed_chunks(source):
+        """Scrub text from `source` to `target`. A document that fits in one chunk is scrubbed
+        whole (so a kubeconfig goes by its structure); a larger one streams in bounded memory."""
+        first = b"".join(source.readlines(CHUNK_BYTES))
+        rest = b"".join(source.readlines(CHUNK_BYTES))
+        if not rest:
+            text = first.decode("utf-8", "surrogateescape")
+            target.write(self.text(text).encode("utf-8", "surrogateescape"))
+            return
+        for chunk in self._scrubbed_chunks(source, (first, rest)):
             target.write(chunk)
 
     def describe(self) -> dict[str, Any]:
@@ -53,8 +61,9 @@ class Scrubber:
             text = self.redactor.text(text)
         return self.obfuscator.apply(text) if self.obfuscator is not None else text
 
-    def _scrubbed_chunks(self, source: IO[bytes]) -> Iterator[bytes]:
-        chunks: Iterator[bytes] = iter(lambda: b"".join(source.readlines(CHUNK_BYTES)), b"")
+    def _scrubbed_chunks(self, source: IO[bytes], read: tuple[bytes, ...]) -> Iterator[bytes]:
+        more = iter(lambda: b"".join(source.readlines(CHUNK_BYTES)), b"")
+        chunks: Iterator[bytes] = itertools.chain(read, more)
         if self.redactor is not None:
             chunks = self.redactor.chunks(chunks)
         for chunk in chunks:
