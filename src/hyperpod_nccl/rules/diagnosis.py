@@ -224,6 +224,8 @@ def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None
                     builder.ranks.add(found)
         if not builder.hosts:
             builder.hosts |= {host_of[r] for r in builder.ranks if r in host_of}
+        if builder.ranks and not builder.processes:
+            builder.processes |= {p for p, r in facts.comm_ranks.items() if r in builder.ranks}
 
 
 def _effective_rules(builder: FindingBuilder, catalog: Catalog, present: set[str]) -> list[str]:

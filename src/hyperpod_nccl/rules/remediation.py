@@ -127,9 +127,9 @@ TEMPLATES: dict[str, tuple[Template, ...]] = {
     ),
     "NCCL_TIMEOUT": (
         Template(
-            "Dump each rank's Python stacks to find the one that is not in the collective",
-            "py-spy dump --pid <pid-of-training-process>   # run on {host}",
-            "host",
+            "Dump the Python stacks of a rank that is still hanging, to see where it waits",
+            "py-spy dump --pid {pid}   # run on {host}",
+            "process",
             "the job still hangs; py-spy installed",
         ),
     ),
