@@ -139,8 +139,10 @@ def choose_context(
     """
 
     def matches(info: ContextInfo) -> bool:
-        if eks_endpoint and info.server and _same_endpoint(info.server, eks_endpoint):
-            return True
+        # The server URL decides when both are known; the entry's name (aws eks
+        # update-kubeconfig names it after the cluster ARN) only when the endpoint is not.
+        if eks_endpoint and info.server:
+            return _same_endpoint(info.server, eks_endpoint)
         return bool(eks_arn) and info.cluster == eks_arn
 
     if requested is not None and requested not in kubeconfig.contexts:
