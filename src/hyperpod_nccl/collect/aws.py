@@ -43,7 +43,7 @@ READ_ONLY_OPERATIONS: dict[str, frozenset[str]] = {
             "DescribeInstanceTypes",
         }
     ),
-    "eks": frozenset({"DescribeCluster", "ListClusters"}),
+    "eks": frozenset({"DescribeCluster"}),
     "logs": frozenset(
         {
             "DescribeLogGroups",
