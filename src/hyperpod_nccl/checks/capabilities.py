@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl.checks.common import cached
 from hyperpod_nccl.collect.hyperpod import INSTANCE_TYPES
 from hyperpod_nccl.snapshot import Snapshot
 
@@ -34,7 +35,7 @@ def _parse(entry: dict[str, Any]) -> Capabilities:
 
 def instance_capabilities(snapshot: Snapshot) -> dict[str, Capabilities] | None:
     """By EC2 instance type; None when DescribeInstanceTypes was not collected."""
-    data = snapshot.get_json(INSTANCE_TYPES)
+    data = cached(snapshot, INSTANCE_TYPES)
     if data is None:
         return None
     found = (_parse(e) for e in data.get("InstanceTypes", []) if isinstance(e, dict))

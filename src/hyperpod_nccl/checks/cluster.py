@@ -10,6 +10,7 @@ from typing import Any
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
+    cached,
     doc,
     evidence,
     finding,
@@ -185,7 +186,7 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
             },
         )
     ]
-    cluster = snapshot.get_json(CLUSTER) or {}
+    cluster = cached(snapshot, CLUSTER) or {}
     short = [
         f"{g.get('InstanceGroupName')} has {by_group.get(g.get('InstanceGroupName'), 0)} of "
         f"{g.get('TargetCount')} nodes"

@@ -93,9 +93,18 @@ def listed(values: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
+def cached(snapshot: Snapshot, name: str) -> Any:
+    """A collected JSON item, parsed once per Snapshot: a dozen checks read the pod list, which
+    runs to megabytes on big clusters. Checks only read what they get."""
+    memo: dict[str, Any] = vars(snapshot).setdefault("_parsed_items", {})
+    if name not in memo:
+        memo[name] = snapshot.get_json(name)
+    return memo[name]
+
+
 def doc(snapshot: Snapshot, name: str) -> dict[str, Any]:
     """A collected JSON object, or {} when it is absent or not an object."""
-    value = snapshot.get_json(name)
+    value = cached(snapshot, name)
     return value if isinstance(value, dict) else {}
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hyperpod_nccl.checks.common import finding, unavailable
+from typing import Any
+
+from hyperpod_nccl.checks.common import cached, finding, unavailable
 from hyperpod_nccl.collect.eks import list_item
 from hyperpod_nccl.kube.jobs import JobKey, group_job_pods
 from hyperpod_nccl.kube.objects import Obj, items, name
@@ -13,12 +15,17 @@ PODS = list_item("pods")
 
 
 def job_groups(snapshot: Snapshot) -> dict[JobKey, list[Obj]]:
-    """Pods of the job named with --job, or of every training job in scope."""
-    hyperpod = frozenset(
-        name(j) for j in items(snapshot.get_json(list_item("hyperpodpytorchjobs")))
-    )
-    job = snapshot.meta.get("job")
-    return group_job_pods(items(snapshot.get_json(PODS)), job, hyperpod)
+    """Pods of the job named with --job, or of every training job in scope (worked out once
+    per Snapshot; the checks only read the result)."""
+    memo: dict[str, Any] = vars(snapshot).setdefault("_parsed_items", {})
+    if "_job_groups" not in memo:
+        hyperpod = frozenset(
+            name(j) for j in items(cached(snapshot, list_item("hyperpodpytorchjobs")))
+        )
+        job = snapshot.meta.get("job")
+        memo["_job_groups"] = group_job_pods(items(cached(snapshot, PODS)), job, hyperpod)
+    groups: dict[JobKey, list[Obj]] = memo["_job_groups"]
+    return groups
 
 
 def no_job_pods_title(snapshot: Snapshot) -> str:

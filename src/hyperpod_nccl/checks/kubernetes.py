@@ -6,6 +6,7 @@ from __future__ import annotations
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
+    cached,
     doc,
     evidence,
     finding,
@@ -55,7 +56,7 @@ _ACCESS_CODES = {
     ["K8S_UNREACHABLE", "K8S_UNAUTHENTICATED", "K8S_WRONG_CONTEXT"],
 )
 def access(snapshot: Snapshot) -> list[Finding]:
-    info = snapshot.get_json(ACCESS)
+    info = cached(snapshot, ACCESS)
     if info is None:
         return [
             finding(
@@ -119,7 +120,7 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
     )
     if gap:
         return [gap]
-    nodes = items(snapshot.get_json(NODES_ITEM))
+    nodes = items(cached(snapshot, NODES_ITEM))
     job_nodes = _job_nodes(snapshot) if snapshot.has(PODS) else set()
     not_ready = []
     unhealthy = []
@@ -219,7 +220,7 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
         for n in doc(snapshot, NODES).get("ClusterNodeSummaries", [])
         if (n.get("InstanceStatus") or {}).get("Status") == "Running"
     }
-    k8s_names = {name(n) for n in items(snapshot.get_json(NODES_ITEM))}
+    k8s_names = {name(n) for n in items(cached(snapshot, NODES_ITEM))}
     missing = sorted(
         i for i in instances if i not in k8s_names and f"hyperpod-{i}" not in k8s_names
     )
@@ -247,7 +248,7 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
 
 def _daemonset(snapshot: Snapshot, words: tuple[str, ...]) -> list[Obj]:
     found = []
-    for ds in items(snapshot.get_json(DAEMONSETS)):
+    for ds in items(cached(snapshot, DAEMONSETS)):
         images = " ".join(str(c.get("image", "")) for c in containers(_template(ds)))
         text = f"{name(ds)} {images}".lower()
         if all(w in text for w in words):
@@ -285,9 +286,9 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
     if gap:
         return [gap]
     caps = instance_capabilities(snapshot) or {}
-    nodes = items(snapshot.get_json(NODES_ITEM))
+    nodes = items(cached(snapshot, NODES_ITEM))
     efa_nodes = [n for n in nodes if caps.get(_node_type(n)) and caps[_node_type(n)].efa_supported]
-    pods = items(snapshot.get_json(PODS)) if snapshot.has(PODS) else []
+    pods = items(cached(snapshot, PODS)) if snapshot.has(PODS) else []
     wanting = [p for p in pods if pod_request(p, EFA_RESOURCE) > 0]
     plugins = _daemonset(snapshot, ("efa", "device-plugin"))
     if not efa_nodes and not wanting:
@@ -376,7 +377,7 @@ def nvidia_device_plugin(snapshot: Snapshot) -> list[Finding]:
     if gap:
         return [gap]
     caps = instance_capabilities(snapshot)
-    nodes = items(snapshot.get_json(NODES_ITEM))
+    nodes = items(cached(snapshot, NODES_ITEM))
     short = []
     gpu_nodes = 0
     for node in nodes:
@@ -453,7 +454,7 @@ def efa_requests(snapshot: Snapshot) -> list[Finding]:
     )
     if gap:
         return [gap]
-    nodes = {name(n): n for n in items(snapshot.get_json(NODES_ITEM))}
+    nodes = {name(n): n for n in items(cached(snapshot, NODES_ITEM))}
     problems = []
     checked = 0
     for job, pods in job_groups(snapshot).items():

@@ -9,6 +9,7 @@ from typing import Any
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
+    cached,
     doc,
     evidence,
     finding,
@@ -205,7 +206,7 @@ def security_groups(snapshot: Snapshot) -> list[Finding]:
 
 # ---------------------------------------------------------------------- NetworkPolicies
 def _namespace_labels(snapshot: Snapshot) -> dict[str, dict[str, str]] | None:
-    listing = snapshot.get_json(list_item("namespaces"))
+    listing = cached(snapshot, list_item("namespaces"))
     if listing is None:
         return None
     result = {}
@@ -229,7 +230,7 @@ def network_policies(snapshot: Snapshot) -> list[Finding]:
     )
     if skipped:
         return skipped
-    policies = items(snapshot.get_json(list_item("networkpolicies")))
+    policies = items(cached(snapshot, list_item("networkpolicies")))
     ns_labels = _namespace_labels(snapshot)
     findings: list[Finding] = []
     for job, pods in groups.items():
@@ -351,7 +352,7 @@ def headless_service(snapshot: Snapshot) -> list[Finding]:
     )
     if skipped:
         return skipped
-    services = {(namespace(s), name(s)): s for s in items(snapshot.get_json(list_item("services")))}
+    services = {(namespace(s), name(s)): s for s in items(cached(snapshot, list_item("services")))}
     findings = []
     for job, pods in groups.items():
         problems: list[str] = []

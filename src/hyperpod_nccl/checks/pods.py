@@ -10,7 +10,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import evidence, finding, listed, plural, read_only, unavailable
+from hyperpod_nccl.checks.common import (
+    cached,
+    evidence,
+    finding,
+    listed,
+    plural,
+    read_only,
+    unavailable,
+)
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
 from hyperpod_nccl.collect.eks import list_item
 from hyperpod_nccl.kube.objects import (
@@ -172,7 +180,7 @@ def pod_problems(pod: Obj, events: dict[tuple[str, str], str]) -> list[PodProble
 
 def _scheduling_events(snapshot: Snapshot) -> dict[tuple[str, str], str]:
     latest: dict[tuple[str, str], tuple[str, str]] = {}
-    for event in items(snapshot.get_json(EVENTS)):
+    for event in items(cached(snapshot, EVENTS)):
         if event.get("reason") != "FailedScheduling":
             continue
         involved = event.get("involvedObject") or {}
@@ -187,7 +195,7 @@ def _scope(snapshot: Snapshot) -> tuple[list[Obj], set[str]]:
     """Job pods (and system pods) when a job is in scope, else every pod listed."""
     groups = job_groups(snapshot)
     job_pods = [p for pods in groups.values() for p in pods]
-    all_pods = items(snapshot.get_json(PODS))
+    all_pods = items(cached(snapshot, PODS))
     if not job_pods:
         return all_pods, set()
     job_names = {(namespace(p), name(p)) for p in job_pods}
