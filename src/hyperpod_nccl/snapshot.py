@@ -186,7 +186,9 @@ class Snapshot:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(target.name + ".partial")
             try:
-                with tarfile.open(tmp, "w:gz") as tar:
+                # gzip's own default level: level 9 (tarfile's) is about twice as slow on logs
+                # for a few percent smaller.
+                with tarfile.open(tmp, "w:gz", compresslevel=6) as tar:
                     for name in self.collected():
                         with tempfile.TemporaryFile(dir=self._root) as scrubbed:
                             self._write_scrubbed(name, scrub, scrubbed)

@@ -167,3 +167,12 @@ def test_words_the_rules_read_are_never_taken_for_hosts() -> None:
     out = obfuscator.apply(text)
     assert out.count("NCCL INFO") == text.count("NCCL INFO")
     assert "std::vector" in obfuscator.apply("std::vector c10d:: fe80::1")
+
+
+def test_instance_ids_inside_names_and_managed_instances() -> None:
+    obfuscator = Obfuscator()
+    out = obfuscator.apply(
+        f"hyperpod-{INSTANCE} m{INSTANCE} x{INSTANCE} {INSTANCE[:8]} {INSTANCE}"
+    )
+    stand_in = obfuscator.instances[INSTANCE]
+    assert out == f"hyperpod-{stand_in} m{stand_in} x{INSTANCE} {INSTANCE[:8]} {stand_in}"

@@ -12,45 +12,50 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cache
 from typing import IO, Any
 
+from hyperpod_nccl.bundle.keywords import KeywordFinder
 from hyperpod_nccl.rules.attribution import iso, parse_timestamp
 
 _ENV_NAME = (
     r"(?:(?:NCCL|FI|TORCH|TORCHELASTIC|PYTORCH|CUDA|OMPI_MCA|UCX|NVIDIA|OFI_NCCL)_[A-Z0-9_]+"
     r"|MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LD_LIBRARY_PATH|LD_PRELOAD)"
 )
-_ENV_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("set by environment", re.compile(
-        rf"(?P<name>{_ENV_NAME}) set by environment to (?P<value>[^\s]*?)\.?[ \t]*$", re.M
+# (literal every match holds, regex applied to the lines holding it). Scanning for the literal
+# and running the regex on those few lines is many times faster than the regex on everything.
+_ENV_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("set by environment", " set by environment to ", re.compile(
+        rf"(?P<name>{_ENV_NAME}) set by environment to (?P<value>[^\s]*?)\.?[ \t]*$"
     )),
-    ("aws-ofi-nccl", re.compile(
+    ("aws-ofi-nccl", "NET/OFI Setting ", re.compile(
         rf"NET/OFI Setting (?P<name>{_ENV_NAME}) (?:environment variable )?to (?P<value>\S+)"
     )),
-    ("environment", re.compile(
-        rf"^[ \t]*(?:export[ \t]+)?(?P<name>{_ENV_NAME})[ \t]*(?:=|:[ \t])[ \t]*(?P<value>\S[^\n]*?)[ \t]*$",
-        re.M,
-    )),
-)  # fmt: skip
-_VERSION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("nccl", re.compile(r"NCCL version:? (\d+\.\d+\.\d+)")),
-    ("cuda (NCCL build)", re.compile(r"NCCL version:? \d+\.\d+\.\d+\+cuda(\d+\.\d+)")),
-    ("aws-ofi-nccl", re.compile(r"(?:Initializing|Using) aws-ofi-nccl v?(\d[\w.-]*)")),
-    ("libfabric", re.compile(r"Libfabric version (\d+\.\d+(?:\.\d+)?\w*)")),
-    ("cuda driver API", re.compile(r"(?:Using CUDA driver version|cudaDriverVersion) (\d+)")),
-    ("nvidia driver", re.compile(r"Driver Version: (\d+\.\d+(?:\.\d+)?)")),
-    (
-        "nvidia driver",
-        re.compile(r"NVRM version: .*?Kernel Module(?: for \w+)? +(\d+\.\d+(?:\.\d+)?)"),
+    *(
+        ("environment", prefix, re.compile(
+            rf"^[ \t]*(?:export[ \t]+)?(?P<name>{_ENV_NAME})[ \t]*(?:=|:[ \t])[ \t]*(?P<value>\S.*?)[ \t]*$"
+        ))
+        for prefix in ("NCCL_", "FI_", "TORCH", "CUDA_", "OMPI_MCA_", "UCX_", "NVIDIA_",
+                       "OFI_NCCL_", "MASTER_", "WORLD_SIZE", "LD_")
     ),
-    ("cuda (driver)", re.compile(r"CUDA Version: (\d+\.\d+)")),
-    ("pytorch", re.compile(r"(?:PyTorch version: |torch==)(\d+\.\d+\.\d+[\w.+-]*)")),
-    ("efa installer", re.compile(r"EFA installer version: (\S+)")),
-)
+)  # fmt: skip
+_VERSION_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("nccl", "NCCL version", re.compile(r"NCCL version:? (\d+\.\d+\.\d+)")),
+    ("cuda (NCCL build)", "NCCL version", re.compile(r"NCCL version:? \d+\.\d+\.\d+\+cuda(\d+\.\d+)")),
+    ("aws-ofi-nccl", "aws-ofi-nccl", re.compile(r"(?:Initializing|Using) aws-ofi-nccl v?(\d[\w.-]*)")),
+    ("libfabric", "Libfabric version", re.compile(r"Libfabric version (\d+\.\d+(?:\.\d+)?\w*)")),
+    ("cuda driver API", "CUDA driver version", re.compile(r"Using CUDA driver version (\d+)")),
+    ("cuda driver API", "cudaDriverVersion", re.compile(r"cudaDriverVersion (\d+)")),
+    ("nvidia driver", "Driver Version:", re.compile(r"Driver Version: (\d+\.\d+(?:\.\d+)?)")),
+    ("nvidia driver", "NVRM version", re.compile(r"NVRM version: .*?Kernel Module(?: for \w+)? +(\d+\.\d+(?:\.\d+)?)")),
+    ("cuda (driver)", "CUDA Version:", re.compile(r"CUDA Version: (\d+\.\d+)")),
+    ("pytorch", "PyTorch version: ", re.compile(r"PyTorch version: (\d+\.\d+\.\d+[\w.+-]*)")),
+    ("pytorch", "torch==", re.compile(r"torch==(\d+\.\d+\.\d+[\w.+-]*)")),
+    ("efa installer", "EFA installer version", re.compile(r"EFA installer version: (\S+)")),
+)  # fmt: skip
 _CLUSTER_ARN = re.compile(
     r"arn:aws[\w-]*:sagemaker:(?P<region>[a-z0-9-]+):\d{12}:cluster/(?P<id>[a-z0-9]+)"
 )
-_INSTANCE_ID = re.compile(r"(?<![A-Za-z0-9])i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9])")
 MAX_VALUES = 20
 HEAD_LINES = 200
 TAIL_BYTES = 64 * 1024
@@ -61,26 +66,40 @@ class JobFacts:
     environment: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     versions: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     cluster_arns: list[str] = field(default_factory=list)
-    instance_ids: list[str] = field(default_factory=list)
     first: datetime | None = None
     last: datetime | None = None
     naive_times: bool = False
 
     def read_text(self, source: str, text: str) -> None:
-        for how, regex in _ENV_PATTERNS:
-            for match in regex.finditer(text):
+        self.read_bytes(source, text.encode("utf-8", "surrogatepass"))
+
+    def read_bytes(self, source: str, data: bytes) -> None:
+        """Facts from the lines that hold one of the literals (found in one keyword pass)."""
+        seen_lines: set[int] = set()
+        for at in sorted(_finder().offsets(data)):
+            start = data.rfind(b"\n", 0, at) + 1
+            if start in seen_lines:
+                continue
+            seen_lines.add(start)
+            end = data.find(b"\n", at)
+            self._read_line(
+                source, data[start : len(data) if end < 0 else end].decode("utf-8", "replace")
+            )
+
+    def _read_line(self, source: str, line: str) -> None:
+        for how, literal, regex in _ENV_PATTERNS:
+            found = regex.search(line) if literal in line else None
+            if found:
                 _add(
-                    self.environment, match.group("name"), match.group("value"), f"{source} ({how})"
+                    self.environment, found.group("name"), found.group("value"), f"{source} ({how})"
                 )
-        for name, regex in _VERSION_PATTERNS:
-            for match in regex.finditer(text):
-                _add(self.versions, name, match.group(1), source)
-        for match in _CLUSTER_ARN.finditer(text):
+        for name, literal, regex in _VERSION_PATTERNS:
+            found = regex.search(line) if literal in line else None
+            if found:
+                _add(self.versions, name, found.group(1), source)
+        for match in _CLUSTER_ARN.finditer(line):
             if match.group(0) not in self.cluster_arns:
                 self.cluster_arns.append(match.group(0))
-        for match in _INSTANCE_ID.finditer(text):
-            if match.group(0) not in self.instance_ids:
-                self.instance_ids.append(match.group(0))
 
     def read_stream(self, source: str, stream: IO[bytes], chunk_bytes: int = 4 << 20) -> None:
         """Read a whole log: facts from every chunk, its time span from its head and tail."""
@@ -90,10 +109,9 @@ class JobFacts:
             chunk = b"".join(stream.readlines(chunk_bytes))
             if not chunk:
                 break
-            text = chunk.decode("utf-8", "replace")
-            self.read_text(source, text)
+            self.read_bytes(source, chunk)
             if head:
-                self._see(_first_time(text.splitlines()[:HEAD_LINES]))
+                self._see(_first_time(chunk.decode("utf-8", "replace").splitlines()[:HEAD_LINES]))
                 head = False
             tail = (tail + chunk)[-TAIL_BYTES:]
         self._see(_first_time(reversed(tail.decode("utf-8", "replace").splitlines())))
@@ -128,6 +146,12 @@ def _comparable(stamp: datetime) -> datetime:
         if stamp.tzinfo is None
         else stamp.astimezone(timezone.utc).replace(tzinfo=None)
     )
+
+
+@cache
+def _finder() -> KeywordFinder:
+    literals = {lit.lower() for _, lit, _ in (*_ENV_PATTERNS, *_VERSION_PATTERNS)}
+    return KeywordFinder(sorted(literals | {":sagemaker:"}))
 
 
 def _first_time(lines: Any) -> datetime | None:

@@ -29,11 +29,15 @@ from hyperpod_nccl.rules.catalog import load_catalog
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 # --------------------------------------------------------------------------- shapes
-_IP_HOST = re.compile(
-    r"(?P<kind>ip|ec2)-(?P<a>\d{1,3})-(?P<b>\d{1,3})-(?P<c>\d{1,3})-"
-    r"(?:(?P<d>\d{1,3})(?![0-9])|\[(?P<list>[0-9,-]+)\])"
+# Each shape regex starts with a literal, which `re` finds quickly; what must not stand
+# before the match is checked in the callbacks.
+_DASHED = r"-(?P<a>\d{1,3})-(?P<b>\d{1,3})-(?P<c>\d{1,3})-(?:(?P<d>\d{1,3})(?![0-9])|\[(?P<list>[0-9,-]+)\])"
+_IP_HOSTS = (re.compile(f"(?P<kind>ip){_DASHED}"), re.compile(f"(?P<kind>ec2){_DASHED}"))
+_INSTANCE_ID = re.compile(r"i-(?P<hex>[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9])")
+_SHAPED = re.compile(
+    r"(?<![A-Za-z0-9])(?:(?:ip|ec2)-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?![0-9])"
+    r"|m?i-(?:[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9]))"
 )
-_INSTANCE_ID = re.compile(r"(?P<p>i|mi)-(?P<hex>[0-9a-f]{17}|[0-9a-f]{8})(?![A-Za-z0-9])")
 # The last three octets of a dotted quad; the first is read backwards from there, because a
 # regex that starts with a digit would be tried at every digit of a log.
 _IPV4_TAIL = re.compile(r"\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![A-Za-z0-9_]|\.\d)")
@@ -47,25 +51,25 @@ _POD = re.compile(
 # Where a host name is written, mirroring rules/attribution.py, plus Slurm and API keys. Each
 # regex starts with a literal where it can: `re` then skips ahead quickly.
 _HOST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_NCCL_TAIL = re.compile(r" ?:\d+:\d+ \[\d+\]")  # NCCL's `host:pid:tid [dev]`, host before it
-_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_NCCL_TAIL = re.compile(r":\d+:\d+ \[\d+\]")  # NCCL's `host:pid:tid [dev]`, host before it
+# (literal that must be in the text, regex, characters one of which must precede the match)
+_CONTEXTS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     # pdsh / launcher labels `host: ...`, after an Open MPI or torchrun prefix
     (": ", re.compile(
         r"(?m)^(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\d+\]:)?[ \t]*"
         r"(?P<label>[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]): "
-    )),
-    (":", re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?P<host>[A-Za-z0-9_.-]+) ")),
-    ("Pid", re.compile(r"Pid +\d+ on (?P<host>[A-Za-z0-9_.-]+) device")),
-    ("CANCELLED", re.compile(r"ON (?P<host>[A-Za-z0-9_.-]+) CANCELLED")),
-    ("srun", re.compile(r"srun: error: (?P<host>[A-Za-z0-9_.-]+): task")),
+    ), ""),
+    (":", re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d (?P<host>[A-Za-z0-9_.-]+) "), ""),
+    ("Pid", re.compile(r"Pid +\d+ on (?P<host>[A-Za-z0-9_.-]+) device"), ""),
+    ("CANCELLED", re.compile(r"ON (?P<host>[A-Za-z0-9_.-]+) CANCELLED"), ""),
+    ("srun", re.compile(r"srun: error: (?P<host>[A-Za-z0-9_.-]+): task"), ""),
     ("ode", re.compile(
         r"(?:Node(?:Name|HostName|Addr|List)|AllocNode|Nodes|nodeName)"
         r"(?:=|\"?:[ \t]*\"?)(?P<host>[A-Za-z0-9_.-]+(?:\[[0-9,-]+\])?)"
-    )),
-    ("ost", re.compile(
-        r"(?:BatchHost|[Hh]ost(?:[Nn]ame)?|hostname)(?:=|\"?:[ \t]*\"?)(?P<host>[A-Za-z0-9_.-]+)"
-    )),
-    ("DnsName", re.compile(r"DnsName\"?:[ \t]*\"?(?P<host>[A-Za-z0-9_.-]+)")),
+    ), ""),
+    # host=, Host:, hostname:, HostName=, BatchHost= (the H or h is checked before the match)
+    ("ost", re.compile(r"ost(?:[Nn]ame)?(?:=|\"?:[ \t]*\"?)(?P<host>[A-Za-z0-9_.-]+)"), "Hh"),
+    ("DnsName", re.compile(r"DnsName\"?:[ \t]*\"?(?P<host>[A-Za-z0-9_.-]+)"), ""),
 )  # fmt: skip
 _HOSTLIST = re.compile(r"^(?P<stem>[A-Za-z0-9_.-]*[A-Za-z_.-])\[(?P<list>[0-9,-]+)\]$")
 _ACCOUNT_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -148,21 +152,30 @@ class Obfuscator:
     # Every spelling seen of each host and domain (matching is case-sensitive: much faster).
     _spellings: set[str] = field(default_factory=set, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)
+    _ip_hosts: dict[str, str] = field(default_factory=dict, repr=False)
     _passes: list[Callable[[str], str]] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ learning
     def learn(self, text: str) -> None:
         """Find host names and account ids in `text` (call for everything before `apply`)."""
+        recent = ""  # NCCL prints one host on many lines in a row: check it first
         for tail in _NCCL_TAIL.finditer(text):
-            start = end = tail.start()
+            start = end = tail.start() - (text[tail.start() - 1 : tail.start()] == " ")
+            if recent and text.startswith(recent, end - len(recent)):
+                edge = end - len(recent) - 1
+                if edge < 0 or text[edge] not in _HOST_CHARS:
+                    continue
             while start > 0 and text[start - 1] in _HOST_CHARS:
                 start -= 1
             if start < end:
-                self.learn_host(text[start:end])
-        for literal, regex in _CONTEXTS:
+                recent = text[start:end]
+                self.learn_host(recent)
+        for literal, regex, preceded_by in _CONTEXTS:
             if literal not in text:
                 continue
             for match in regex.finditer(text):
+                if preceded_by and text[match.start() - 1 : match.start()] not in preceded_by:
+                    continue
                 value = match.group(1)
                 if regex.groupindex.get("label") and not re.search(r"[\d.-]", value):
                     continue  # a bare word and a colon: `Error: `, `Note: `
@@ -191,7 +204,7 @@ class Obfuscator:
             return
         if len(label) < 2 or _NOT_HOSTS.match(label) or _NOT_HOSTS.match(name):
             return  # `torch.distributed.DistBackendError: ...` is no host
-        shaped = bool(_IP_HOST.search(label) or _INSTANCE_ID.search(label))
+        shaped = bool(_SHAPED.search(label))
         if not shaped and label in _catalog_words():
             return
         if domain and "." in domain and not domain.endswith(_GENERIC_DOMAINS):
@@ -267,7 +280,7 @@ class Obfuscator:
         if self._passes is None:
             # One pass per kind, in this order; no stand-in of one kind matches a later pass.
             passes: list[Callable[[str], str]] = [
-                partial(_IP_HOST.sub, self._ip_host),
+                *(partial(shape.sub, self._ip_host) for shape in _IP_HOSTS),
                 partial(_INSTANCE_ID.sub, self._instance),
                 self._ipv4_pass,
                 self._ipv6_pass,
@@ -299,6 +312,12 @@ class Obfuscator:
     def _ip_host(self, match: re.Match[str]) -> str:
         if _inside_word(match):
             return match.group(0)
+        known = self._ip_hosts.get(match.group(0))
+        if known is None:
+            known = self._ip_hosts[match.group(0)] = self._new_ip_host(match)
+        return known
+
+    def _new_ip_host(self, match: re.Match[str]) -> str:
         a, b, c = match.group("a", "b", "c")
         prefix = f"{a}.{b}.{c}."
         if match.group("d") is not None:
@@ -314,13 +333,16 @@ class Obfuscator:
         return f"{match.group('kind')}-{head}-[{','.join(m[3] for m in mapped)}]"
 
     def _instance(self, match: re.Match[str]) -> str:
-        if _inside_word(match):
+        start, source = match.start(), match.string
+        # `mi-...` (an SSM managed instance) keeps its `m`; the id after it maps as usual.
+        managed = source[start - 1 : start] == "m" and source[start - 2 : start - 1] not in _ALNUM
+        if _inside_word(match) and not managed:
             return match.group(0)
         original = match.group(0)
         stand_in = self.instances.get(original)
         if stand_in is None:
             digits = len(match.group("hex"))
-            stand_in = f"{match.group('p')}-{len(self.instances) + 1:0{digits}x}"
+            stand_in = f"i-{len(self.instances) + 1:0{digits}x}"
             self.instances[original] = stand_in
         return stand_in
 
@@ -337,8 +359,11 @@ class Obfuscator:
             address = text[first : match.end()]
             if first == tail or first < last or before in _ALNUM or before in "._":
                 continue
-            if _is_ipv4(address):
-                pieces += [text[last:first], self.ipv4.map(address)]
+            stand_in = self.ipv4.mapping.get(address)
+            if stand_in is None and _is_ipv4(address):
+                stand_in = self.ipv4.map(address)
+            if stand_in is not None:
+                pieces += [text[last:first], stand_in]
                 last = match.end()
         return "".join(pieces) + text[last:] if pieces else text
 
