@@ -34,10 +34,12 @@ def _document(report: Report, pasted: str) -> dict[str, Any]:
     return document
 
 
-def logs(paths: Sequence[str], text: str | None, engine: str) -> dict[str, Any]:
+def logs(
+    paths: Sequence[str], text: str | None, text_name: str | None, engine: str
+) -> dict[str, Any]:
     """`hyperpod-nccl logs` as JSON."""
     require_input(paths, text)
-    with with_pasted_text(paths, text) as (inputs, pasted):
+    with with_pasted_text(paths, text, text_name) as (inputs, pasted):
         try:
             report = analyze_logs(inputs, backend=engine)
         except RuntimeError as exc:  # the engine asked for is not installed
@@ -50,9 +52,7 @@ def logs(paths: Sequence[str], text: str | None, engine: str) -> dict[str, Any]:
 
 
 def perf(
-    paths: Sequence[str],
-    text: str | None,
-    options: PerfOptions,
+    paths: Sequence[str], text: str | None, text_name: str | None, options: PerfOptions
 ) -> dict[str, Any]:
     """`hyperpod-nccl perf` as JSON."""
     if not paths and text is None and not options.world_size:
@@ -63,7 +63,7 @@ def perf(
         raise AnticipatedError(
             f"unknown instance_type {options.instance_type!r}; known: {', '.join(INSTANCE_TYPE_NAMES)}"
         )
-    with with_pasted_text(paths, text) as (inputs, pasted):
+    with with_pasted_text(paths, text, text_name) as (inputs, pasted):
         report = analyze_perf(inputs, options)
         summary = report.summary
         if inputs and not summary.get("inputs_read"):

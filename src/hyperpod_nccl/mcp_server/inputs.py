@@ -1,9 +1,10 @@
 """What the analysis tools read: paths the agent names, and text it pastes.
 
 Pasted text goes to a file in a private temporary directory (0700, file 0600) for the
-duration of the call, so it is analysed exactly as a file would be; the report names it
-`<pasted>` rather than the temporary path. Standard input is the MCP channel itself, so `-`
-is refused.
+duration of the call, so it is analysed exactly as a file would be. The file takes the name
+the agent gives (the analyses read ranks, hosts and collectives from names such as
+`rank3.log`), and the report calls the directory `<pasted>`: `<pasted>/rank3.log:12`.
+Standard input is the MCP channel itself, so `-` is refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hyperpod_nccl.mcp_server.errors import AnticipatedError
 
 PASTED_LABEL = "<pasted>"
 PASTED_FILE = "pasted.log"
+MAX_NAME = 255  # NAME_MAX on Linux
 # Far above any log an agent pastes, low enough that a runaway paste cannot fill /tmp.
 MAX_PASTED_BYTES = 64 * 1024 * 1024
 
@@ -36,14 +38,28 @@ def checked_paths(paths: Sequence[str]) -> list[str]:
     return checked
 
 
+def checked_name(name: str | None) -> str:
+    """The file name for pasted text: a plain name, no directories."""
+    if name is None:
+        return PASTED_FILE
+    if not name or name in (".", "..") or "/" in name or "\0" in name or len(name) > MAX_NAME:
+        raise AnticipatedError(f"text_name {name!r} is not a plain file name (such as rank3.log)")
+    return name
+
+
 @contextmanager
-def with_pasted_text(paths: Sequence[str], text: str | None) -> Iterator[tuple[list[str], str]]:
+def with_pasted_text(
+    paths: Sequence[str], text: str | None, name: str | None = None
+) -> Iterator[tuple[list[str], str]]:
     """Yield the inputs to analyse (the paths, then the pasted text's file when text is
-    given) and the temporary path to relabel; the file is removed afterwards."""
+    given) and the temporary directory to relabel; both are removed afterwards."""
     inputs = checked_paths(paths)
     if text is None:
+        if name is not None:
+            raise AnticipatedError("text_name names pasted text; give the text in 'text'")
         yield inputs, ""
         return
+    filename = checked_name(name)
     data = text.encode("utf-8", errors="replace")
     if len(data) > MAX_PASTED_BYTES:
         raise AnticipatedError(
@@ -51,11 +67,11 @@ def with_pasted_text(paths: Sequence[str], text: str | None) -> Iterator[tuple[l
             "write it to a file and pass its path instead"
         )
     with tempfile.TemporaryDirectory(prefix="hyperpod-nccl-mcp-") as directory:
-        path = os.path.join(directory, PASTED_FILE)
+        path = os.path.join(directory, filename)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        yield [*inputs, path], path
+        yield [*inputs, path], directory
 
 
 def relabel(document: Any, path: str, label: str = PASTED_LABEL) -> Any:

@@ -46,7 +46,15 @@ Paths = Annotated[
 ]
 PastedText = Annotated[
     str | None,
-    Field(description="text pasted by the user, analysed as one more file named <pasted>"),
+    Field(description="text the user pasted, analysed as one more file (<pasted>/NAME)"),
+]
+PastedName = Annotated[
+    str | None,
+    Field(
+        description="file name for the pasted text (default pasted.log); the analyses read "
+        "ranks, hosts and collectives from names such as rank3.log, ip-10-1-2-3.log or "
+        "all_reduce_perf.out"
+    ),
 ]
 
 _LOCAL = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
@@ -108,6 +116,7 @@ def build_server() -> HyperpodServer:
         ctx: Context,
         paths: Paths = (),
         text: PastedText = None,
+        text_name: PastedName = None,
         engine: Annotated[
             Literal["auto", "hyperscan", "re"],
             Field(description="pattern engine: hyperscan when installed (auto), or pure-Python re"),
@@ -118,13 +127,16 @@ def build_server() -> HyperpodServer:
         dmesg. Give paths, pasted text, or both. Returns the report (contract JSON) with the
         root cause, each finding's ranks, hosts, evidence lines, guide reference and suggested
         commands for the user to run."""
-        return await _report(ctx, "analysing logs", lambda: analyses.logs(paths, text, engine))
+        return await _report(
+            ctx, "analysing logs", lambda: analyses.logs(paths, text, text_name, engine)
+        )
 
     @server.tool(annotations=_annotations("Analyse nccl-tests output"))
     async def analyze_perf(
         ctx: Context,
         paths: Paths = (),
         text: PastedText = None,
+        text_name: PastedName = None,
         instance_type: Annotated[
             str | None,
             Field(
@@ -150,7 +162,9 @@ def build_server() -> HyperpodServer:
         dumps or NCCL COLL debug logs for ranks that did not reach a collective."""
         options = PerfOptions(instance_type, transport, expected_busbw_gbps, world_size)
         return await _report(
-            ctx, "analysing nccl-tests output", lambda: analyses.perf(paths, text, options)
+            ctx,
+            "analysing nccl-tests output",
+            lambda: analyses.perf(paths, text, text_name, options),
         )
 
     @server.tool(annotations=_annotations("Diagnose a HyperPod cluster (live)", open_world=True))

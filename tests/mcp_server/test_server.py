@@ -1,0 +1,149 @@
+"""The server as a whole: the tools it lists and their schemas, its instructions, how it is
+started, and what its code may import (it reads through hyperpod_nccl.api and runs nothing)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, get_args
+
+from mcpclient import REPO, Agent, Server
+
+from hyperpod_nccl.mcp_server.schemas import PriorityName, StatusName
+from hyperpod_nccl.model import Priority, Status
+
+TOOLS = {
+    "analyze_logs",
+    "analyze_perf",
+    "diagnose_cluster",
+    "diagnose_bundle",
+    "explain",
+    "list_codes",
+}
+SERVER_CODE = [
+    *sorted((REPO / "src" / "hyperpod_nccl" / "mcp_server").glob("*.py")),
+    REPO / "src" / "hyperpod_nccl" / "commands" / "mcp.py",
+]
+
+
+def test_the_tools_are_listed_with_typed_inputs_report_outputs_and_read_only_hints(
+    server: Server,
+) -> None:
+    async def listing(agent: Agent) -> tuple[Any, str | None]:
+        tools = await agent.client.list_tools()
+        return tools.tools, agent.client.instructions
+
+    tools, instructions = server.session(listing)
+    by_name = {t.name: t for t in tools}
+    assert set(by_name) == TOOLS
+    for tool in tools:
+        assert tool.description and tool.input_schema["type"] == "object"
+        assert tool.output_schema is not None, tool.name
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+    for name in ("analyze_logs", "analyze_perf", "diagnose_cluster", "diagnose_bundle"):
+        schema = by_name[name].output_schema
+        assert schema is not None
+        assert {"schema", "root_cause", "issues_found", "findings", "not_checked"} <= set(
+            schema["required"]
+        )
+    assert by_name["diagnose_cluster"].annotations.open_world_hint is True
+    assert by_name["analyze_logs"].annotations.open_world_hint is False
+    logs_input = by_name["analyze_logs"].input_schema["properties"]
+    assert logs_input["paths"]["type"] == "array" and logs_input["engine"]["enum"] == [
+        "auto",
+        "hyperscan",
+        "re",
+    ]
+    assert by_name["diagnose_bundle"].input_schema["required"] == ["path"]
+    assert instructions is not None
+    assert "never run them yourself" in " ".join(instructions.split())
+
+
+def test_the_schemas_use_the_contract_vocabularies() -> None:
+    assert set(get_args(StatusName)) == {s.value for s in Status}
+    assert set(get_args(PriorityName)) == {p.value for p in Priority}
+
+
+# Modules the server may import from this project: the api and what describes its output.
+ALLOWED_PROJECT_IMPORTS = {
+    "hyperpod_nccl",
+    "hyperpod_nccl.api",
+    "hyperpod_nccl.kb",
+    "hyperpod_nccl.checks",
+    "hyperpod_nccl.rules.catalog",
+    "hyperpod_nccl.perf.analysis",
+    "hyperpod_nccl.perf.expected",
+    "hyperpod_nccl.commands.explain",
+    "hyperpod_nccl.model",
+    "hyperpod_nccl.exit_codes",
+    "hyperpod_nccl.snapshot",
+}
+FORBIDDEN_MODULES = {"subprocess", "pty", "shlex", "multiprocessing", "boto3", "botocore"}
+FORBIDDEN_CALLS = {
+    ("os", name)
+    for name in ("system", "popen", "fork", "execv", "execvp", "execve", "spawnv", "spawnvp")
+} | {("anyio", "run_process"), ("anyio", "open_process"), ("asyncio", "create_subprocess_exec")}
+
+
+def imported_modules(tree: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_the_server_code_reads_through_the_api_and_runs_no_commands() -> None:
+    assert len(SERVER_CODE) > 5
+    for path in SERVER_CODE:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        modules = imported_modules(tree)
+        project = {m for m in modules if m.split(".")[0] == "hyperpod_nccl"}
+        own = {m for m in project if m.startswith("hyperpod_nccl.mcp_server")}
+        assert project - own <= ALLOWED_PROJECT_IMPORTS, (path.name, project - own)
+        assert not {m.split(".")[0] for m in modules} & FORBIDDEN_MODULES, path.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                assert (node.value.id, node.attr) not in FORBIDDEN_CALLS, (path.name, node.attr)
+
+
+def test_help_lists_the_command_and_its_tools() -> None:
+    top = subprocess.run(
+        [sys.executable, "-m", "hyperpod_nccl.cli", "--help"], capture_output=True, text=True
+    )
+    assert top.returncode == 0 and "mcp" in top.stdout
+    own = subprocess.run(
+        [sys.executable, "-m", "hyperpod_nccl.cli", "mcp", "--help"],
+        capture_output=True,
+        text=True,
+    )
+    assert own.returncode == 0
+    for tool in TOOLS:
+        assert tool in own.stdout
+
+
+def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path) -> None:
+    """A stand-in `mcp` package that is not importable, first on the path."""
+    shadow = tmp_path / "shadow" / "mcp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        'raise ModuleNotFoundError("No module named \'mcp\'", name="mcp")\n', encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "hyperpod_nccl.cli", "mcp"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path / "shadow"), "PATH": "/usr/bin:/bin"},
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "error: the MCP server needs the 'mcp' package: pip install 'hyperpod-nccl[mcp]'"
+    ]
+    assert done.stdout == ""
