@@ -12,6 +12,10 @@ finding FAILs). Prints accuracy per corpus and per label, then the misses. Alway
 it measures, the tests assert.
 
     .venv/bin/python benchmarks/corpus_accuracy.py [CORPUS.jsonl ...]
+
+heldout.jsonl was collected after the rules were written and scored before any rule was changed
+for it (alone 71/90 = 78.9%, spread 71/90 = 78.9%, rules as of c3c2493); later scores on it
+are no longer a blind measure.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from hyperpod_nccl.api import analyze_logs
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "tests" / "fixtures" / "corpus"
-DEFAULT_CORPORA = (CORPUS_DIR / "dev.jsonl", CORPUS_DIR / "extra.jsonl")
+DEFAULT_CORPORA = tuple(CORPUS_DIR / name for name in ("dev.jsonl", "extra.jsonl", "heldout.jsonl"))
 
 sys.path.insert(0, str(ROOT / "tests" / "logs"))
 from logmix import spread_case  # noqa: E402  (test helper, importable once on the path)
