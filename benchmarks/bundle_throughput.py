@@ -1,0 +1,120 @@
+"""What does `--save-bundle` cost on a big log, against baselines measured in the same run?
+
+Takes the mixed log `logs_throughput.py` generates (real NCCL INFO lines, training progress,
+rare real failures), adds seeded secrets every SECRET_EVERY lines, then times, best of N runs:
+
+  analysis:   hyperpod-nccl logs LOG --format json
+  tar czf:    tar czf OUT LOG                       (bundling it raw, no scrubbing)
+  redacted:   hyperpod-nccl logs LOG --format json --save-bundle OUT
+  obfuscated: ... --save-bundle OUT --obfuscate
+
+and prints each time, MB/s, peak RSS, and the ratios redacted/analysis, redacted/tar,
+obfuscated/analysis. It also checks that no seeded secret is left in the redacted bundle.
+Always exits 0 unless a run fails: it measures, the tests assert.
+
+    .venv/bin/python benchmarks/bundle_throughput.py [--size-mb 200] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "bundle"))
+
+from bundle_helpers import make_secrets, seeded_log  # noqa: E402
+from logs_throughput import generate, timed  # noqa: E402
+
+SECRET_EVERY = 200_000  # lines
+
+
+def seeded(source: Path, target: Path, secrets: dict[str, str]) -> int:
+    """Copy `source` with a block of secrets after every SECRET_EVERY lines; how many blocks."""
+    blocks = 0
+    block = seeded_log(secrets, "")
+    with open(source, encoding="utf-8", errors="replace") as src, open(target, "w") as out:
+        for n, line in enumerate(src, start=1):
+            out.write(line)
+            if n % SECRET_EVERY == 0:
+                out.write(block)
+                blocks += 1
+    return blocks
+
+
+def leftovers(bundle: Path, secrets: dict[str, str]) -> int:
+    needles = [v.encode() for k, v in secrets.items() if k != "private_key"]
+    found = 0
+    with tarfile.open(bundle, "r:gz") as tar:
+        for member in tar:
+            stream = tar.extractfile(member)
+            data = stream.read() if stream else b""
+            found += sum(1 for needle in needles if needle in data)
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--size-mb", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--data-dir", default=str(ROOT / ".bench"))
+    args = parser.parse_args()
+
+    data_dir = Path(args.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    base = data_dir / f"mixed-{args.size_mb}MB.log"
+    if not base.exists():
+        print(f"generating {base} ...", flush=True)
+        generate(base, args.size_mb)
+    secrets = make_secrets()
+    log = data_dir / f"mixed-{args.size_mb}MB-secrets.log"
+    blocks = seeded(base, log, secrets)
+    size_mb = log.stat().st_size / 1e6
+    out_dir = Path(tempfile.mkdtemp(prefix="hpn-bench-"))
+    cli = [sys.executable, "-m", "hyperpod_nccl.cli", "logs", str(log), "--format", "json"]
+
+    def run(name: str, argv_for: list[str]) -> tuple[float, int]:
+        best, peak = float("inf"), 0
+        for i in range(args.runs):
+            target = out_dir / f"{name}-{i}.tar.gz"
+            argv = [a.replace("OUT", str(target)) for a in argv_for]
+            elapsed, rss, _ = timed(argv)
+            best, peak = min(best, elapsed), max(peak, rss)
+        return best, peak
+
+    try:
+        results = {
+            "analysis": run("analysis", cli),
+            "tar czf": run("tar", ["tar", "czf", "OUT", "-C", str(log.parent), log.name]),
+            "redacted": run("redacted", [*cli, "--save-bundle", "OUT"]),
+            "obfuscated": run("obfuscated", [*cli, "--save-bundle", "OUT", "--obfuscate"]),
+        }
+        left = leftovers(out_dir / "redacted-0.tar.gz", secrets)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+    print(f"input: {log.name}, {size_mb:,.0f} MB, {blocks} blocks of {len(secrets)} seeded secrets")
+    for name, (seconds, rss) in results.items():
+        print(
+            f"{name:>10}: best {seconds:7.2f} s  {size_mb / seconds:7.1f} MB/s  peak RSS {rss / 1024:6.0f} MB"
+        )
+    analysis, tar = results["analysis"][0], results["tar czf"][0]
+    redacted, obfuscated = results["redacted"][0], results["obfuscated"][0]
+    print(f"ratio redacted/analysis:   {redacted / analysis:.2f}")
+    print(f"ratio redacted/tar czf:    {redacted / tar:.2f}")
+    print(f"ratio obfuscated/analysis: {obfuscated / analysis:.2f}")
+    print(f"seeded secrets left in the redacted bundle: {left}")
+    os.remove(log)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
