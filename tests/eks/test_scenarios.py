@@ -207,3 +207,14 @@ def test_job_selection_by_name_and_namespace(lab: Any) -> None:
     assert env_audit.status is Status.SKIPPED
     assert "no pods of job 'some-other-job' in training" in env_audit.title
     assert not any(r["path"].endswith("/log") for r in env.kube.requests)
+
+
+def test_container_insights_lines_are_scanned_with_the_rules(lab: Any) -> None:
+    env: Lab = lab("oom-one-rank")
+    report = env.diagnose(namespace="training")
+    scanned = by_code(report)["LOGS_SCANNED"][0].details["items"]
+    stream = "aws/logs/streams/aws/containerinsights/hyperpod-eks/application/training/pytorch/llama-pretrain-master-0.log"
+    assert scanned[stream] == {"lines": 4, "matched": 4}  # the Fluent Bit records, unwrapped
+    timeout = by_code(report)["NCCL_TIMEOUT"][0]
+    assert timeout.count == 16  # 12 lines from pod logs, 4 from Container Insights
+    assert report.root_cause is not None and report.root_cause.code == "CONTAINER_OOM"

@@ -55,7 +55,7 @@ def _coverage(snapshot: Snapshot) -> list[Finding]:
     ]
 
 
-@check(CHECK, "logs", ["LOGS_INCOMPLETE", "NO_FAILURE_SIGNATURE"])
+@check(CHECK, "logs", ["LOGS_INCOMPLETE", "LOGS_SCANNED", "NO_FAILURE_SIGNATURE"])
 def scan_logs(snapshot: Snapshot) -> list[Finding]:
     names = log_items(snapshot)
     coverage = _coverage(snapshot)
@@ -79,7 +79,22 @@ def scan_logs(snapshot: Snapshot) -> list[Finding]:
         with open(path, "rb") as stream:
             analyzer.scan(item, stream)
     findings = diagnose(analyzer.result, catalog)
-    lines = sum(s.lines for s in analyzer.result.sources)
+    sources = analyzer.result.sources
+    lines = sum(s.lines for s in sources)
+    cloudwatch = [s for s in sources if s.name.startswith(LOG_PREFIX)]
+    findings.append(
+        finding(
+            "LOGS_SCANNED",
+            Status.INFO,
+            Priority.P2,
+            f"scanned {lines:,} lines: {plural(len(sources) - len(cloudwatch), 'pod log')}, "
+            f"{plural(len(cloudwatch), 'CloudWatch stream')}",
+            check=CHECK,
+            details={
+                "items": {s.name: {"lines": s.lines, "matched": s.matched_lines} for s in sources}
+            },
+        )
+    )
     if not any(f.status is Status.FAIL for f in findings):
         findings.append(
             finding(

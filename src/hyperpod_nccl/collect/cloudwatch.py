@@ -152,10 +152,14 @@ def _write_streams(recorder: Recorder, rows: list[dict[str, str]], groups: list[
 
 
 def _iso(stamp: str) -> str:
-    """Logs Insights prints `2026-11-29 10:10:01.123` (UTC); make it ISO 8601 with a zone."""
+    """Logs Insights prints `2026-11-29 10:10:01.123` (UTC); some endpoints give epoch
+    milliseconds. Either becomes ISO 8601 with a zone, which the log engine reads."""
     try:
-        parsed = datetime.fromisoformat(stamp.replace(" ", "T"))
-    except ValueError:
+        if stamp.isdigit():
+            parsed = datetime.fromtimestamp(int(stamp) / 1000, tz=timezone.utc)
+        else:
+            parsed = datetime.fromisoformat(stamp.replace(" ", "T"))
+    except (ValueError, OverflowError, OSError):
         return stamp
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
