@@ -52,10 +52,6 @@ class ClusterRef:
     region: str | None = None
     partition: str | None = None
 
-    @property
-    def display(self) -> str:
-        return self.value
-
 
 def partition_for_region(region: str) -> str:
     for prefix, partition in PARTITION_OF_REGION_PREFIX:

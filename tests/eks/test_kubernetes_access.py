@@ -4,6 +4,7 @@ kubeconfig, and RBAC forbidding one resource."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -129,3 +130,61 @@ def test_training_operator_crds_absent_is_not_an_error(lab: Any) -> None:
     report = env.diagnose()
     assert not report.failures
     assert "K8S_FORBIDDEN" not in by_code(report)
+
+
+def _exec_kubeconfig(env: Lab, tmp_path: Path, script: str) -> Path:
+    """The kubeconfig `aws eks update-kubeconfig` writes: an exec credential plugin instead of
+    a token. The plugin here is a script printing an ExecCredential, as `aws eks get-token` does."""
+    plugin = tmp_path / "get-token"
+    plugin.write_text(script)
+    plugin.chmod(0o755)
+    config = json.loads(env.kubeconfig.read_text())
+    config["users"] = [
+        {
+            "name": "diagnose",
+            "user": {
+                "exec": {
+                    "apiVersion": "client.authentication.k8s.io/v1beta1",
+                    "command": str(plugin),
+                    "args": ["--cluster-name", "hyperpod-eks", "--region", "us-west-2"],
+                    "interactiveMode": "Never",
+                }
+            },
+        }
+    ]
+    path = tmp_path / "exec-kubeconfig"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def test_eks_exec_credentials_are_used(lab: Any, tmp_path: Path) -> None:
+    env: Lab = lab("healthy")
+    token = env.kube.token
+    script = (
+        "#!/bin/sh\n"
+        'echo "$@" > "$(dirname "$0")/args"\n'
+        "cat <<EOF\n"
+        '{"kind": "ExecCredential", "apiVersion": "client.authentication.k8s.io/v1beta1", "spec": {},'
+        f' "status": {{"expirationTimestamp": "2099-01-01T00:00:00Z", "token": "{token}"}}}}\n'
+        "EOF\n"
+    )
+    report = env.diagnose(kubeconfig=str(_exec_kubeconfig(env, tmp_path, script)))
+    assert _access(report).status is Status.PASS
+    assert (tmp_path / "args").read_text().split() == [
+        "--cluster-name",
+        "hyperpod-eks",
+        "--region",
+        "us-west-2",
+    ]
+    assert {r["auth"] for r in env.kube.requests} == {f"Bearer {token}"}
+
+
+def test_failing_exec_plugin_is_unauthenticated_with_the_reason(lab: Any, tmp_path: Path) -> None:
+    env: Lab = lab("healthy")
+    script = "#!/bin/sh\necho 'Unable to locate credentials' >&2\nexit 255\n"
+    report = env.diagnose(kubeconfig=str(_exec_kubeconfig(env, tmp_path, script)))
+    access = _access(report)
+    assert (access.code, access.status) == ("K8S_UNAUTHENTICATED", Status.FAIL)
+    assert "could not be obtained" in access.title and "255" in access.title
+    assert [(r["path"], r["auth"]) for r in env.kube.requests] == [("/version", None)]
+    _kube_checks_skipped(report)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
     cached,
-    evidence,
     finding,
     listed,
     plural,
@@ -280,7 +279,3 @@ def pod_status(snapshot: Snapshot) -> list[Finding]:
             )
         )
     return findings
-
-
-def problem_evidence(problems: list[PodProblem]) -> list[Evidence]:
-    return [evidence(PODS, p.text) for p in problems]

@@ -11,6 +11,7 @@ one resource (only the checks needing that resource are skipped).
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -216,11 +217,21 @@ def _api_message(exc: ApiException) -> str:
         return str(exc.reason)
 
 
+class _LogCollector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split()))
+
+
 class KubeReader:
     """List, version and pod-log reads against one API server. Nothing else."""
 
     def __init__(self, api: ReadOnlyApiClient, context: ContextInfo) -> None:
         self._api = api
+        self.credential_problems: list[str] = []
         self.context = context
         self.server = context.server or api.configuration.host
         self.requests = 0
@@ -233,6 +244,10 @@ class KubeReader:
         pool_size: int = 16,
     ) -> KubeReader:
         configuration = k8s_client.Configuration()
+        # The client logs (to the root logger) and carries on without a token when the exec
+        # credential plugin fails; keep those messages to explain the 401 that follows.
+        problems = _LogCollector()
+        logging.getLogger().addHandler(problems)
         try:
             k8s_config.load_kube_config(
                 config_file=kubeconfig.path_arg,
@@ -249,9 +264,13 @@ class KubeReader:
                 "check that the context's exec credential plugin (aws eks get-token) runs with "
                 "your AWS credentials",
             ) from exc
+        finally:
+            logging.getLogger().removeHandler(problems)
         configuration.retries = 1
         configuration.connection_pool_maxsize = pool_size
-        return cls(ReadOnlyApiClient(configuration), context)
+        reader = cls(ReadOnlyApiClient(configuration), context)
+        reader.credential_problems = problems.messages
+        return reader
 
     def _get(self, path: str, query: list[tuple[str, Any]], what: str) -> bytes:
         self.requests += 1
@@ -266,7 +285,17 @@ class KubeReader:
                 _request_timeout=REQUEST_TIMEOUT,
             )
         except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
-            raise _classify(exc, what, self.server) from exc
+            problem = _classify(exc, what, self.server)
+            if problem.kind == "unauthenticated" and self.credential_problems:
+                problem = KubeAccessError(
+                    "unauthenticated",
+                    f"the credentials of kubeconfig context {self.context.name!r} could not be "
+                    f"obtained ({'; '.join(self.credential_problems)[:300]}), so the API server "
+                    "answered 401",
+                    "check that the context's exec credential plugin (aws eks get-token) runs "
+                    "with your AWS credentials",
+                )
+            raise problem from exc
         data: bytes = response[0].data
         return data
 
