@@ -171,8 +171,6 @@ def test_words_the_rules_read_are_never_taken_for_hosts() -> None:
 
 def test_instance_ids_inside_names_and_managed_instances() -> None:
     obfuscator = Obfuscator()
-    out = obfuscator.apply(
-        f"hyperpod-{INSTANCE} m{INSTANCE} x{INSTANCE} {INSTANCE[:8]} {INSTANCE}"
-    )
+    out = obfuscator.apply(f"hyperpod-{INSTANCE} m{INSTANCE} x{INSTANCE} {INSTANCE[:8]} {INSTANCE}")
     stand_in = obfuscator.instances[INSTANCE]
     assert out == f"hyperpod-{stand_in} m{stand_in} x{INSTANCE} {INSTANCE[:8]} {stand_in}"
