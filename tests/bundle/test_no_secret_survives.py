@@ -186,6 +186,7 @@ def test_saving_never_overwrites(tmp_path: Path) -> None:
         (["logs"], "give log PATHs or --bundle"),
         (["logs", "a.log", "--bundle", "b.tar.gz"], "give log PATHs or --bundle"),
         (["logs", "a.log", "--obfuscate"], "only apply with --save-bundle"),
+        (["logs", "a.log", "--save-bundle", "case.zip"], "write PATH.tar.gz, or a directory"),
         (
             ["logs", "a.log", "--save-bundle", "x.tar.gz", "--obfuscate", "--no-redact"],
             "not allowed with",

@@ -114,3 +114,37 @@ def test_logs_bundle_reports_inputs_that_were_not_readable(tmp_path: Path) -> No
         "check": str(tmp_path / "missing.log"),
         "reason": "no such file or directory",
     } in report["not_checked"]
+
+
+def test_a_bundle_can_be_saved_again_obfuscated(tmp_path: Path) -> None:
+    """`logs --bundle B --save-bundle B2 --obfuscate`: obfuscate a bundle someone already made."""
+    log = tmp_path / "ip-10-1-7-41.log"
+    log.write_text(CASES[0]["log"], "utf-8")
+    first, second = tmp_path / "first.tar.gz", tmp_path / "second.tar.gz"
+    made = run_cli("logs", str(log), "--save-bundle", str(first), "--format", "json")
+    again = run_cli(
+        "logs", "--bundle", str(first), "--save-bundle", str(second), "--obfuscate", "--format", "json"
+    )  # fmt: skip
+    assert made.rc == again.rc == 0, made.stderr + again.stderr
+    mapping = json.loads(Path(str(second) + ".mapping.json").read_text("utf-8"))
+    assert "10.1.7.41" in mapping["ipv4"]
+    replay = run_cli("logs", "--bundle", str(second), "--format", "json")
+    assert json.loads(replay.stdout)["root_cause"] == json.loads(made.stdout)["root_cause"]
+    assert "ip-10-1-7-41" not in replay.stdout
+
+
+def test_logs_bundle_reads_the_pod_logs_of_a_diagnose_bundle(tmp_path: Path) -> None:
+    oom = next(c for c in CASES if c["label"] == "CONTAINER_OOM")
+    snapshot = Snapshot(meta={"command": "diagnose", "cluster": "ml-cluster"})
+    snapshot.put_text("k8s/logs/training/train-worker-1/main.log", oom["log"], source="pods/log")
+    snapshot.put_json("k8s/pods.json", {"items": []})
+    try:
+        snapshot.save(str(tmp_path / "diag"))
+    finally:
+        snapshot.close()
+    result = run_cli("logs", "--bundle", str(tmp_path / "diag"), "--format", "json")
+    assert result.rc == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["root_cause"] == "CONTAINER_OOM"
+    sources = {e["source"].rsplit(":", 1)[0] for f in report["findings"] for e in f["evidence"]}
+    assert sources == {"k8s/logs/training/train-worker-1/main.log"}

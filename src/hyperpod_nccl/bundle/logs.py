@@ -128,8 +128,10 @@ def analyze_bundle_logs(snapshot: Snapshot, backend: str = "auto") -> Report:
     """Analyse the logs a bundle holds, in their original order and under their original names."""
     names = log_items(snapshot)
     paths = [str(snapshot.path_of(n)) for n in names]
+    # Logs given to `logs` are named as the user gave them; other items by their bundle name.
     labels = {
-        path: snapshot.items[name].source or name for path, name in zip(paths, names, strict=True)
+        path: (snapshot.items[name].source or name) if name.startswith(LOGS_PREFIX) else name
+        for path, name in zip(paths, names, strict=True)
     }
     report = relabel(analyze_logs(paths, backend=backend), labels)
     for name in snapshot.names(LOGS_PREFIX):

@@ -80,6 +80,10 @@ def check_bundle_options(args: argparse.Namespace) -> None:
         if getattr(args, "obfuscate", False) or getattr(args, "no_redact", False):
             raise UsageError("--obfuscate and --no-redact only apply with --save-bundle PATH")
         return
+    if path.endswith((".tar", ".zip", ".gz", ".bz2", ".xz", ".zst", ".7z")) and not path.endswith(
+        (".tar.gz", ".tgz")
+    ):
+        raise UsageError(f"--save-bundle {path}: write PATH.tar.gz, or a directory")
     try:
         check_target(EscalationOptions(path, obfuscate=getattr(args, "obfuscate", False)))
     except BundleError as exc:
