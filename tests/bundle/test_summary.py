@@ -43,6 +43,7 @@ def test_logs_bundle_summary(tmp_path: Path) -> None:
     window = manifest["window"]
     assert window["zone"] == "UTC" and window["start"].startswith("2026-04-22T21:27:51")
     assert re.match(r"\d{4}-\d\d-\d\dT", window["end"])
+    assert manifest["command_line"][0] == "hyperpod-nccl"
     assert manifest["command_line"][1:] == [
         "logs",
         str(log),

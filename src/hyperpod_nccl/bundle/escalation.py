@@ -116,7 +116,9 @@ def save_escalation_bundle(
     versions.update(snapshot.get_json(VERSIONS) or {})
     versions.update(facts.versions)
     meta = snapshot.meta
-    meta["command_line"] = Redactor().argv(options.argv or sys.argv)
+    argv = list(options.argv or sys.argv)
+    # The program's own path can name the user's home directory; its name says enough.
+    meta["command_line"] = Redactor().argv(["hyperpod-nccl", *argv[1:]])
     if "window" not in meta:
         # A live run's own window (`--since`), else the time span its logs cover.
         start, end = meta.get("window_start"), meta.get("window_end")
