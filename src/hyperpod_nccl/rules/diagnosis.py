@@ -1,13 +1,15 @@
 """Reason across ranks: derive findings no single line shows, then name the root cause.
 
 Root-cause ranking, in order:
-1. a finding explained by another present finding (catalog `explains`, or a rule's own
-   `explained_by`) is a symptom, never the root cause;
+1. a finding explained by another present finding (catalog `explains`, a rule's own
+   `explained_by`, or the order of events: a watchdog stuck after an earlier collective timeout)
+   is a symptom, never the root cause;
 2. among the rest, lines from `cause` rules beat findings derived only from context ("weak":
    NCCL versions differing between init banners, an init that stops in NVLS setup), which beat
    `symptom` rules (a timeout or a reset alone is a root cause only when nothing deeper shows);
 3. then the earliest by timestamp (when both have one), then the deeper tier, then the first
    seen in the input, then the lowest rank.
+With no FAIL at all, an application-class Xid (a warning) is still named as the root cause.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Iterable
 
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.rules.analyzer import LogAnalysis
-from hyperpod_nccl.rules.attribution import iso
+from hyperpod_nccl.rules.attribution import glog_clock, iso
 from hyperpod_nccl.rules.catalog import Catalog
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
@@ -262,11 +264,56 @@ def _compare(a: FindingBuilder, b: FindingBuilder) -> int:
     return min(a.ranks, default=1 << 30) - min(b.ranks, default=1 << 30)
 
 
+def _glog_start(builder: FindingBuilder) -> float | None:
+    clocks = [c for o in builder.occurrences() if (c := glog_clock(o.text)) is not None]
+    return min(clocks, default=None)
+
+
+def _later_than(cause: FindingBuilder, effect: FindingBuilder) -> bool:
+    """True when `cause` was seen more than a second before `effect`: by timestamps when both
+    have one, else by the year-less glog clocks PyTorch's C++ lines carry."""
+    first, then = cause.first_occurrence(), effect.first_occurrence()
+    first_time = time_key(first.timestamp) if first else None
+    then_time = time_key(then.timestamp) if then else None
+    if first_time is not None and then_time is not None:
+        return (then_time - first_time).total_seconds() > 1
+    first_clock, then_clock = _glog_start(cause), _glog_start(effect)
+    if first_clock is None or then_clock is None:
+        return False
+    return then_clock - first_clock > 1
+
+
+def _explained_by_order(failing: dict[str, FindingBuilder]) -> dict[str, str]:
+    """Explanations that depend on the order of events, not on the codes alone: a watchdog
+    that reports itself stuck after a collective already timed out got stuck aborting that
+    collective (the heartbeat monitor fires minutes after the timeout), so the timeout is the
+    earlier failure. A heartbeat alarm with no earlier timeout keeps its own rank."""
+    timeout, hang = failing.get("NCCL_TIMEOUT"), failing.get("WATCHDOG_HANG")
+    if timeout is not None and hang is not None and _later_than(timeout, hang):
+        return {"WATCHDOG_HANG": "NCCL_TIMEOUT"}
+    return {}
+
+
+# Findings that may be the root cause while only a warning: an application-class Xid (13, 31,
+# 43, ...) is not proof of a faulty GPU, but when nothing failed it is still what went wrong.
+_WARN_ROOT_CAUSES = ("GPU_XID",)
+
+
+def _warning_root_cause(builders: dict[str, FindingBuilder]) -> str | None:
+    for code in _WARN_ROOT_CAUSES:
+        builder = builders.get(code)
+        if builder is not None and builder.status is Status.WARN and "cause" in builder.roles:
+            return code
+    return None
+
+
 def rank_root_cause(
     builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> tuple[str | None, dict[str, list[str]]]:
     """The root-cause code (or None) and, per code, the present codes it explains."""
     failing = {code: b for code, b in builders.items() if b.status is Status.FAIL}
+    if not failing:
+        return _warning_root_cause(builders), {}
     present = set(failing)
     active = {code for code, b in failing.items() if _effective_rules(b, catalog, present)}
     explains: dict[str, list[str]] = {}
@@ -286,6 +333,12 @@ def rank_root_cause(
         for target in explains[code]
         if not (_role_rank(failing[code]) == 1 and "cause" in failing[target].roles)
     }
+    for effect, cause in _explained_by_order(failing).items():
+        if cause in active:
+            explained.add(effect)
+            explains[cause] = sorted(
+                {*explains[cause], effect, *explains.get(effect, [])} - {cause}
+            )
     candidates = [b for code, b in failing.items() if code in active and code not in explained]
     if not candidates:
         return None, explains
