@@ -6,7 +6,8 @@ Prefixes handled (several can stack, e.g. `node01: host:pid:tid [0] NCCL WARN ..
 - pdsh/DeepSpeed-launcher host labels `gpu004: `, CloudWatch `| 2024-...Z | ` columns;
 - NCCL's `host:pid:tid [dev]`, Ray's `(Worker pid=1, ip=10.0.0.1)`, syslog `Mon DD hh:mm:ss host`;
 - timestamps: ISO 8601 (with or without zone), Python logging `2024-05-28 14:04:27,954`,
-  `dmesg -T` `[Fri Aug 30 11:43:09 2024]`, `MM/DD/YYYY hh:mm:ss`.
+  `dmesg -T` `[Fri Aug 30 11:43:09 2024]`, `MM/DD/YYYY hh:mm:ss`; glog's year-less
+  `[E626 05:14:36.393 file.cpp:N]` only as a clock for ordering lines of one run.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ _SYSLOG = re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d ([A-Za-z0-9_.-]+) "
 _ISO = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?")
 _DMESG_T = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d \d{4})\]")
 _US_DATE = re.compile(r"(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
+# glog, as PyTorch's C++ side writes it: `[E626 05:14:36.393067540 ProcessGroupNCCL.cpp:607]`.
+_GLOG = re.compile(r"\[[IWEF](\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(\.\d{1,9})?[ \]]")
 
 # Words that look like host labels but are not (log levels, exception names, tools).
 _NOT_HOSTS = re.compile(
@@ -86,6 +89,20 @@ def parse_timestamp(line: str) -> datetime | None:
         except ValueError:
             return None
     return None
+
+
+def glog_clock(line: str) -> float | None:
+    """Seconds into the year of a glog stamp (`[E626 05:14:36.39 ...]`). The stamp has no year,
+    so it is no timestamp: it only orders lines of one run against each other."""
+    match = _GLOG.search(line[:200])
+    if match is None:
+        return None
+    month, day, hours, minutes, seconds, fraction = match.groups()
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    days = (int(month) - 1) * 31 + int(day) - 1
+    clock = ((days * 24 + int(hours)) * 60 + int(minutes)) * 60 + int(seconds)
+    return clock + (float(fraction) if fraction else 0.0)
 
 
 def attribute(
