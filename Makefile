@@ -10,7 +10,11 @@ BIN := $(VENV)/bin
 setup:
 	@PYTHON=$(PY) scripts/bootstrap.sh
 
+# The main job, diagnose, replayed from a saved bundle of an EKS cluster where one rank was
+# OOM-killed (no AWS access needed); then the log doctor on the same story's raw logs.
 demo: setup
+	$(BIN)/hyperpod-nccl diagnose --bundle examples/bundles/oom-one-rank
+	@echo
 	$(BIN)/hyperpod-nccl logs examples/logs/oom-one-rank/
 
 services:
