@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+# Appended, not inserted first: another folder's `from conftest import ...` must not find ours.
+sys.path.append(str(Path(__file__).parent))
 
 from mcpclient import Server
 

@@ -35,6 +35,7 @@ class LiveCluster:
 @pytest.fixture(scope="module")
 def live_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveCluster]:
     with moto_server() as moto:
+        moto.reset()  # moto's backends are per process: other tests may have filled them
         kube = FakeApiServer(SCENARIO).start()
         try:
             world = build_world(moto, load_scenario(SCENARIO), kube.url)
