@@ -177,6 +177,9 @@ def test_environment_values_shm_and_image_digests(lab: Any) -> None:
     assert mismatch.status is Status.FAIL
     assert "image" in mismatch.title and "RANK" not in str(mismatch.details["settings"])
     assert "llama-pretrain-worker-2" in str(mismatch.details["images"])
+    # The logs show the NCCL each pod loaded; that evidence joins the same finding.
+    assert mismatch.details["sources"] == ["logs", "state"]
+    assert any("NCCL version 2.21.5" in e.text for e in mismatch.evidence)
     shm = found["SHM_TOO_SMALL"][0]
     assert shm.status is Status.FAIL and shm.priority is Priority.P0
     assert "no /dev/shm volume" in shm.title

@@ -96,36 +96,48 @@ def _graph() -> tuple[dict[str, set[str]], dict[str, int]]:
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
-    """One FAIL finding per code: cluster state first, the logs' evidence added to it."""
-    merged: list[Finding] = []
-    by_code: dict[str, Finding] = {}
+    """One finding per failing code: the first FAIL (cluster state comes before logs) takes the
+    evidence of the other FAIL findings of its code, and of WARN findings of its code from the
+    other source, such as the NCCL versions the logs show for pods the state check found on
+    different images."""
+    anchors: dict[str, Finding] = {}
     for f in findings:
-        if f.status is not Status.FAIL:
-            merged.append(f)
-            continue
-        kept = by_code.get(f.code)
-        if kept is None:
+        if f.status is Status.FAIL and f.code not in anchors:
+            anchors[f.code] = f
             f.details.setdefault("sources", [f.details.get("source", "state")])
-            by_code[f.code] = f
+    merged: list[Finding] = []
+    for f in findings:
+        anchor = anchors.get(f.code)
+        cross_source = f.details.get("source") != anchor.details.get("source") if anchor else False
+        joins = f.status is Status.FAIL or (f.status is Status.WARN and cross_source)
+        if anchor is None or f is anchor or not joins:
             merged.append(f)
             continue
-        first, second = (kept, f) if kept.details.get("source") != "logs" else (f, kept)
-        kept.title = first.title
-        kept.priority = min(kept.priority, f.priority, key=lambda p: p.rank)
-        kept.evidence = first.evidence + [e for e in second.evidence if e not in first.evidence]
-        kept.hosts = sorted(set(kept.hosts) | set(f.hosts))
-        kept.ranks = sorted(set(kept.ranks) | set(f.ranks))
-        stamps = [s for s in (kept.first_seen, f.first_seen) if s]
-        kept.first_seen = min(stamps) if stamps else None
-        kept.suggested_commands = first.suggested_commands + [
-            c for c in second.suggested_commands if c not in first.suggested_commands
-        ]
-        kept.count += f.count
-        kept.details["sources"] = sorted(
-            set(kept.details["sources"]) | {f.details.get("source", "state")}
-        )
-        kept.reference = first.reference or second.reference
+        _absorb(anchor, f)
     return merged
+
+
+def _absorb(kept: Finding, other: Finding) -> None:
+    first, second = (
+        (other, kept)
+        if kept.details.get("source") == "logs" and other.status is Status.FAIL
+        else (kept, other)
+    )
+    kept.title = first.title
+    kept.priority = min(kept.priority, other.priority, key=lambda p: p.rank)
+    kept.evidence = first.evidence + [e for e in second.evidence if e not in first.evidence]
+    kept.hosts = sorted(set(kept.hosts) | set(other.hosts))
+    kept.ranks = sorted(set(kept.ranks) | set(other.ranks))
+    stamps = [s for s in (kept.first_seen, other.first_seen) if s]
+    kept.first_seen = min(stamps) if stamps else None
+    kept.suggested_commands = first.suggested_commands + [
+        c for c in second.suggested_commands if c not in first.suggested_commands
+    ]
+    kept.count += other.count
+    kept.details["sources"] = sorted(
+        set(kept.details["sources"]) | {other.details.get("source", "state")}
+    )
+    kept.reference = first.reference or second.reference
 
 
 def rank_root_cause(findings: list[Finding]) -> list[Finding]:
