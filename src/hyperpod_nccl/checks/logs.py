@@ -27,7 +27,8 @@ def _coverage(snapshot: Snapshot) -> list[Finding]:
     gaps = []
     index = snapshot.get_json(LOGS_INDEX)
     if index is None:
-        gaps.append(f"pod logs: {snapshot.why_missing(LOGS_INDEX)}")
+        if snapshot.meta.get("orchestrator") == "eks":  # Slurm clusters have no pods
+            gaps.append(f"pod logs: {snapshot.why_missing(LOGS_INDEX)}")
     else:
         failed = [e for e in index.get("logs", []) if e.get("status") != "collected"]
         if failed:
