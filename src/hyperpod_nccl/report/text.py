@@ -39,7 +39,7 @@ def _headline(report: Report) -> str:
     return ": ".join(parts[:2]) + ("; " + ", ".join(parts[2:]) if len(parts) > 2 else "")
 
 
-def _finding_lines(finding: Finding, color: bool, root_code: str | None) -> list[str]:
+def _finding_lines(finding: Finding, color: bool, root: Finding | None) -> list[str]:
     pointer = f" -> see {finding.reference}" if finding.reference else ""
     head = f"{_tag(finding.status, color)} {finding.priority.value} {finding.code}: {finding.title}"
     if finding.status is Status.FAIL:
@@ -48,8 +48,8 @@ def _finding_lines(finding: Finding, color: bool, root_code: str | None) -> list
     facts = []
     if finding.root_cause:
         facts.append("ROOT CAUSE")
-    elif finding.status is Status.FAIL and root_code and root_code != finding.code:
-        facts.append(f"symptom; explained by {root_code}")
+    elif finding.status is Status.FAIL and root and finding.code in root.explains:
+        facts.append(f"symptom; explained by {root.code}")
     if finding.first_seen:
         facts.append(f"first seen {finding.first_seen}")
     if finding.count > 1:
@@ -92,7 +92,7 @@ def render_text(report: Report, color: bool = False) -> str:
     out.append("")
     findings = report.sorted_findings()
     for finding in findings:
-        out.extend(_finding_lines(finding, color, root.code if root else None))
+        out.extend(_finding_lines(finding, color, root))
     if report.not_checked:
         out.append("")
         out.append("Not checked:")
