@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcpclient import REPO, Agent, Call, Server, as_pasted
 
 from hyperpod_nccl.api import analyze_logs
@@ -136,3 +137,39 @@ def test_big_logs_are_scanned_in_forked_workers_from_the_server_like_serially(
     assert report["summary"]["workers"] > 1 or os.cpu_count() == 1
     assert without_timings(report) == api_report([str(job)], workers=1)
     assert report["root_cause"] == "CONTAINER_OOM"
+
+
+def test_two_big_analyses_at_once_each_get_their_own_report(server: Server, tmp_path: Path) -> None:
+    """The SDK runs concurrent calls concurrently; the forked scan must not mix two jobs."""
+    healthy = "".join(p.read_text(encoding="utf-8") for p in sorted(HEALTHY.iterdir()))
+    filler = tmp_path / "filler.log"
+    with open(filler, "w", encoding="utf-8") as out:
+        written = 0
+        while written <= PARALLEL_MIN_BYTES:
+            written += out.write(healthy)
+    cases = {json.loads(line)["id"]: json.loads(line) for line in CORPUS.read_text().splitlines()}
+    jobs = {}
+    for case_id in ("a012", "a028"):  # CUDA_OOM on one job, GPU_ECC on the other
+        job = tmp_path / case_id
+        job.mkdir()
+        os.link(filler, job / "earlier-healthy-runs.log")
+        (job / "rank0.log").write_text(cases[case_id]["log"], encoding="utf-8")
+        jobs[case_id] = str(job)
+
+    async def both(agent: Agent) -> dict[str, Call]:
+        calls: dict[str, Call] = {}
+
+        async def one(case_id: str) -> None:
+            calls[case_id] = await agent.call("analyze_logs", {"paths": [jobs[case_id]]})
+
+        async with anyio.create_task_group() as group:
+            for case_id in jobs:
+                group.start_soon(one, case_id)
+        return calls
+
+    calls = server.session(both)
+    for case_id, call in calls.items():
+        report = call.data
+        assert report["summary"]["workers"] > 1 or os.cpu_count() == 1
+        assert report["root_cause"] == cases[case_id]["label"], case_id
+        assert without_timings(report) == api_report([jobs[case_id]], workers=1), case_id
