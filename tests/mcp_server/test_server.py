@@ -147,3 +147,30 @@ def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path) -> Non
         "error: the MCP server needs the 'mcp' package: pip install 'hyperpod-nccl[mcp]'"
     ]
     assert done.stdout == ""
+
+
+def test_text_printed_during_a_call_goes_to_stderr_not_onto_the_channel(tmp_path: Path) -> None:
+    """Standard output carries the protocol. A library that prints (here the guide lookup,
+    wrapped by a sitecustomize on the server's path) must not break it."""
+    noisy = tmp_path / "noisy"
+    noisy.mkdir()
+    (noisy / "sitecustomize.py").write_text(
+        "import hyperpod_nccl.kb as kb\n"
+        "_resolve = kb.resolve\n"
+        "def resolve(topic):\n"
+        "    print('stray line printed by a library')\n"
+        "    return _resolve(topic)\n"
+        "kb.resolve = resolve\n",
+        encoding="utf-8",
+    )
+    # Buffered, as standard output to a pipe is by default: what is buffered is written out
+    # when the server exits, after the SDK has pointed fd 1 back at the channel.
+    env = {"PYTHONPATH": str(noisy), "PYTHONUNBUFFERED": ""}
+    server = Server(stderr=tmp_path / "server-stderr.log", env=env)
+
+    async def three(agent: Agent) -> list[str]:
+        calls = [await agent.call("explain", {"topic": "CONTAINER_OOM"}) for _ in range(3)]
+        return [c.data["reference"] for c in calls]
+
+    assert server.session(three) == ["debugging-guide.md#container-oom"] * 3
+    assert server.log().count("stray line printed by a library") == 3
