@@ -29,6 +29,7 @@ class LineVerdict:
     contexts: tuple[tuple[Rule, dict[str, str]], ...]
     primary: tuple[Rule, dict[str, str]] | None
     context: LineContext | None  # attribution from the line's own prefixes
+    fact_keys: tuple[object, ...] = ()  # one per context, for the "already known" check
 
 
 @dataclass
@@ -144,7 +145,8 @@ class LogAnalyzer:
             None if exclusive else next(((r, c) for r, c in matched if r.makes_findings), None)
         )
         context = attribute(text) if (matched and not benign) else None
-        verdict = LineVerdict(benign or not matched, text, contexts, primary, context)
+        keys = tuple((r.id, tuple(sorted(c.items()))) for r, c in contexts)
+        verdict = LineVerdict(benign or not matched, text, contexts, primary, context, keys)
         if len(self._memo) >= MEMO_ENTRIES:
             self._memo.clear()
         self._memo[hit.raw] = verdict
@@ -194,19 +196,17 @@ class LogAnalyzer:
         which is updated here without building an Occurrence)."""
         facts = self.result.facts
         known = True
-        for rule, captures in verdict.contexts:
-            if (
-                rule.emits == "nccl_init_complete"
-                and ctx.pid is not None
-                and ctx.device is not None
-                and host
-            ):
-                facts.init_complete[(source, host, ctx.pid, ctx.device)] = hit.line_no
+        seen = self._seen_facts
+        identity = (rank, host, ctx.pid, ctx.device)
+        for (rule, _), key in zip(verdict.contexts, verdict.fact_keys, strict=True):
+            process = ctx.process_of(host)
+            if rule.emits == "nccl_init_complete" and process is not None:
+                facts.init_complete[(source, process[0], process[1], process[2])] = hit.line_no
                 continue
-            key = (rule.id, rank, host, ctx.pid, ctx.device, tuple(sorted(captures.items())))
-            if key not in self._seen_facts:
-                if len(self._seen_facts) < MEMO_ENTRIES:
-                    self._seen_facts.add(key)
+            full = (key, identity)
+            if full not in seen:
+                if len(seen) < MEMO_ENTRIES:
+                    seen.add(full)
                 known = False
         return known
 

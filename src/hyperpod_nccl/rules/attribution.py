@@ -48,6 +48,12 @@ class LineContext:
     device: int | None = None
     timestamp: datetime | None = None
 
+    def process_of(self, host: str | None) -> tuple[str, int, int] | None:
+        """NCCL's (host, pid, device) for this line, with `host` when the line named none."""
+        if host and self.pid is not None and self.device is not None:
+            return (host, self.pid, self.device)
+        return None
+
 
 def _parse_iso(match: re.Match[str]) -> datetime | None:
     date, time, frac, zone = match.groups()

@@ -41,6 +41,7 @@ class LineHit(NamedTuple):
 
 class Prefilter(Protocol):
     name: str
+    ordered: bool  # matches() already returns hits sorted by end offset
 
     def matches(self, data: memoryview) -> list[tuple[int, int]]:
         """(end offset, rule index) for every place a rule may match."""
@@ -50,6 +51,7 @@ class RegexPrefilter:
     """Pure-Python fallback: one compiled bytes regex per rule."""
 
     name = "re"
+    ordered = False
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self._compiled = [
@@ -72,6 +74,7 @@ class HyperscanPrefilter:
     """
 
     name = "hyperscan"
+    ordered = True  # Hyperscan reports matches in order of their end offset
 
     def __init__(self, rules: Sequence[Rule], cache_dir: Path | None = None) -> None:
         assert _hyperscan is not None
@@ -253,7 +256,8 @@ def _scan_segment(
     line_no = line_base + 1
     position = 0
     if hits:
-        hits.sort()
+        if not prefilter.ordered:
+            hits.sort()
         start = stop = -1
         rules: set[int] = set()
         first_end = last_end = 0
@@ -296,4 +300,5 @@ def _flush(
     if stop - start > MAX_LINE_CHARS:
         start = max(start, first_end - MAX_LINE_CHARS // 2)
         stop = min(stop, last_end + MAX_LINE_CHARS // 2)
-    found.append(LineHit(line_no, bytes(view[start:stop]), tuple(sorted(rules))))
+    ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
+    found.append(LineHit(line_no, bytes(view[start:stop]), ordered))
