@@ -32,7 +32,7 @@ FAILURE_EVERY_LINES = 250_000
 RANKS = 64
 
 
-def generate(path: Path, size_mb: int, seed: int = 1) -> None:
+def generate(path: Path, size_mb: int, nccl_share: float, seed: int = 1) -> None:
     rng = random.Random(seed)
     failures = [str(c["log"]) for c in corpus() if c["label"] != "HEALTHY"]
     job = healthy_sources()[1]  # the full 2-node EFA run: its NCCL INFO lines are the bulk
@@ -41,7 +41,7 @@ def generate(path: Path, size_mb: int, seed: int = 1) -> None:
     tmp = path.with_suffix(".partial")
     with open(tmp, "w") as out:
         while written < target:
-            block = "\n".join(job_lines(rng, RANKS, FAILURE_EVERY_LINES, job)) + "\n"
+            block = "\n".join(job_lines(rng, RANKS, FAILURE_EVERY_LINES, job, nccl_share)) + "\n"
             block += rng.choice(failures) + "\n"
             out.write(block)
             written += len(block)
@@ -67,16 +67,22 @@ def main() -> int:
     )
     parser.add_argument("--size-mb", type=int, default=400)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--nccl-share",
+        type=float,
+        default=0.5,
+        help="share of lines that are NCCL INFO init output (the rest: training progress)",
+    )
     parser.add_argument("--engine", default="auto", choices=("auto", "hyperscan", "re"))
     parser.add_argument("--data-dir", default=str(ROOT / ".bench"))
     args = parser.parse_args()
 
     data_dir = Path(args.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / f"mixed-{args.size_mb}MB.log"
+    log = data_dir / f"mixed-{args.size_mb}MB-nccl{int(args.nccl_share * 100)}.log"
     if not log.exists():
         print(f"generating {log} ...", flush=True)
-        generate(log, args.size_mb)
+        generate(log, args.size_mb, args.nccl_share)
     size = log.stat().st_size
     with open(log, "rb") as f:  # warm the page cache so both tools read from memory
         while f.read(1 << 24):

@@ -85,7 +85,11 @@ _STEP = re.compile(r"\d+")
 
 
 def job_lines(
-    rng: random.Random, ranks: int, count: int, source: Path | None = None
+    rng: random.Random,
+    ranks: int,
+    count: int,
+    source: Path | None = None,
+    nccl_share: float = 0.5,
 ) -> Iterator[str]:
     """`count` lines of one healthy job of `ranks` ranks, as its combined output looks: every
     rank's NCCL INFO lines carry that rank's own host:pid:tid prefix (so lines differ between
@@ -100,7 +104,7 @@ def job_lines(
         roll = rng.random()
         if roll < 0.005:
             yield rng.choice(BENIGN_LINES)
-        elif roll < 0.5:
+        elif roll < 1 - nccl_share:
             step += 1
             template = rng.choice(progress)
             offset = step % 997
