@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -139,6 +140,9 @@ def scan_range(analyzer: LogAnalyzer, unit: Unit, lines_before: int) -> int:
 
 
 _FORK_STATE: dict[str, Any] = {}
+# Workers read their work from _FORK_STATE, set just before the fork; one parallel scan at a
+# time per process keeps two threads (say, an MCP server's) from seeing each other's work.
+_FORK_LOCK = threading.Lock()
 
 
 def _run_in_child(index: int) -> GroupResult:
@@ -149,13 +153,14 @@ def _run_in_child(index: int) -> GroupResult:
 def run_parallel(
     groups: list[list[Unit]], make_analyzer: Callable[[], LogAnalyzer], scan_unit: ScanUnit
 ) -> list[GroupResult]:
-    _FORK_STATE.update(groups=groups, make_analyzer=make_analyzer, scan_unit=scan_unit)
-    try:
-        context = multiprocessing.get_context("fork")
-        with context.Pool(len(groups)) as pool:
-            return pool.map(_run_in_child, range(len(groups)), chunksize=1)
-    finally:
-        _FORK_STATE.clear()
+    with _FORK_LOCK:
+        _FORK_STATE.update(groups=groups, make_analyzer=make_analyzer, scan_unit=scan_unit)
+        try:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(len(groups)) as pool:
+                return pool.map(_run_in_child, range(len(groups)), chunksize=1)
+        finally:
+            _FORK_STATE.clear()
 
 
 def merge_groups(results: list[GroupResult]) -> LogAnalysis:
