@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -91,9 +92,13 @@ class LogAnalyzer:
     ) -> None:
         self.catalog = catalog
         self._rules = catalog.rules
-        self.prefilter: Prefilter = prefilter or make_prefilter(catalog.rules, backend)
-        # A line whose only candidates are benign rules needs no look at all.
-        self._benign = frozenset(r.index for r in catalog.rules if r.role == "benign")
+        # Benign rules only ever cancel other rules on the same line, so the one-pass scan
+        # leaves them out (a line only they match needs no look); lines another rule flags are
+        # checked against all of them at once here.
+        scanned = [r for r in catalog.rules if r.role != "benign"]
+        self.prefilter: Prefilter = prefilter or make_prefilter(scanned, backend)
+        benign = [r.pattern for r in catalog.rules if r.role == "benign"]
+        self._benign_re = re.compile("|".join(f"(?:{p})" for p in benign)) if benign else None
         self.result = LogAnalysis()
         self._order = 0
         self._memo: dict[bytes, LineVerdict] = {}
@@ -109,9 +114,7 @@ class LogAnalyzer:
             sources.append(SourceStats(name))
         source = sources[-1]
         try:
-            hits = scan_stream(
-                stream, self.prefilter, stats, ignore=self._benign, line_base=lines_before
-            )
+            hits = scan_stream(stream, self.prefilter, stats, line_base=lines_before)
             for hit in hits:
                 if self._process(name, hit, default_rank, default_host):
                     source.matched_lines += 1
@@ -129,15 +132,12 @@ class LogAnalyzer:
             return verdict
         text = hit.text
         matched: list[tuple[Rule, dict[str, str]]] = []
-        benign = False
-        for index in hit.rule_indexes:
+        benign = self._benign_re is not None and self._benign_re.search(text) is not None
+        for index in () if benign else hit.rule_indexes:
             rule = self._rules[index]
             match = rule.regex.search(text)
             if match is None:
                 continue
-            if rule.role == "benign":
-                benign = True
-                break
             matched.append((rule, {k: v for k, v in match.groupdict().items() if v is not None}))
         contexts = tuple((r, c) for r, c in matched if r.role == "context" and r.emits)
         exclusive = any(r.exclusive for r, _ in contexts)
