@@ -34,7 +34,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named on the line, if it is one of ours: then only its module is imported,
+    so `logs` does not pay for boto3 and the Kubernetes client at start-up."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    names = {m.rsplit(".", 1)[1] for m in COMMAND_MODULES}
+    return first if first in names else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hyperpod-nccl",
         description=(
@@ -46,15 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hyperpod-nccl {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    chosen = _chosen_command(argv) if argv is not None else None
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        if chosen is None or name.endswith("." + chosen):
+            importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(arguments)
+        args = parser.parse_args(arguments)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return ExitCode.USAGE
