@@ -113,54 +113,60 @@ def diagnose(
     nodes: Sequence[str] = (),
     kubeconfig: str | None = None,
     context: str | None = None,
+    controller_group: str | None = None,
     bundle: str | None = None,
     save_bundle: str | None = None,
+    obfuscate: bool = False,
+    redact: bool = True,
 ) -> Report:
     """Diagnose a HyperPod cluster live (read-only), or replay a saved bundle with `bundle`.
 
+    `save_bundle` writes an escalation bundle (reports, summary, everything collected),
+    redacted unless `redact` is false, identifiers replaced too with `obfuscate`.
     Raises UsageError for invalid arguments and InputError when nothing can be collected
     (no or rejected credentials, cluster not found, unreadable bundle).
     """
-    from hyperpod_nccl.diagnose_run import build_options, collect_or_load
+    from hyperpod_nccl.diagnose_run import (
+        DiagnoseRequest,
+        check_save_target,
+        equivalent_argv,
+        open_snapshot,
+        save_escalation,
+    )
 
-    if bundle is not None:
-        snapshot = collect_or_load(None, bundle)
-    elif not cluster and orchestrator in (None, "slurm"):
-        # No cluster named: diagnose the Slurm this host can query (a head or login node).
-        from hyperpod_nccl.slurm.diagnose import collect_local_slurm
-
-        snapshot = collect_local_slurm()
-    else:
-        options = build_options(
-            cluster=cluster,
-            region=region,
-            profile=profile,
-            namespace=namespace,
-            job=job,
-            orchestrator=orchestrator,
-            since=since,
-            sample_nodes=sample_nodes,
-            all_nodes=all_nodes,
-            nodes=nodes,
-            kubeconfig=kubeconfig,
-            context=context,
-            save_bundle=save_bundle,
-        )
-        snapshot = collect_or_load(options, None)
-    try:
+    request = DiagnoseRequest(
+        cluster=cluster,
+        region=region,
+        profile=profile,
+        namespace=namespace,
+        job=job,
+        orchestrator=orchestrator,
+        since=since,
+        sample_nodes=sample_nodes,
+        all_nodes=all_nodes,
+        nodes=tuple(nodes),
+        kubeconfig=kubeconfig,
+        context=context,
+        controller_group=controller_group,
+        bundle=bundle,
+    )
+    if save_bundle is not None:
+        check_save_target(save_bundle, obfuscate=obfuscate, redact=redact)
+    with open_snapshot(request) as snapshot:
+        report = analyze_snapshot(snapshot, bundle=bundle, saved_to=save_bundle)
         if save_bundle is not None:
-            from hyperpod_nccl.diagnose_run import save
-
-            save(snapshot, save_bundle)
-        return analyze_snapshot(snapshot, bundle=bundle, saved_to=save_bundle)
-    finally:
-        snapshot.close()
+            argv = equivalent_argv(request, save_bundle, obfuscate)
+            save_escalation(
+                report, snapshot, save_bundle, obfuscate=obfuscate, redact=redact, argv=argv
+            )
+    return report
 
 
 def analyze_snapshot(
     snapshot: Snapshot, *, bundle: str | None = None, saved_to: str | None = None
 ) -> Report:
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
+    from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
     from hyperpod_nccl.checks import run_checks
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
     from hyperpod_nccl.collect.run import PROBE_RESULTS
@@ -177,7 +183,10 @@ def analyze_snapshot(
         for f in findings
         if f.status in (Status.SKIPPED, Status.INCOMPLETE)
     ]
-    records = snapshot.items.values()
+    # What the run collected, not what an escalation bundle added (reports, summary), so a
+    # replay counts the same as the run that saved it.
+    added = {SUMMARY, *REPORTS, ENVIRONMENT, VERSIONS}
+    records = [r for r in snapshot.items.values() if r.name not in added]
     summary = {
         "cluster": snapshot.meta.get("cluster"),
         "region": snapshot.meta.get("region"),

@@ -1,11 +1,14 @@
 """The plumbing of `diagnose` between arguments and checks: validate what the user named,
-collect live (or load a bundle), save a bundle. Errors come out as UsageError (exit 2) or
-InputError (exit 1) with one-line messages."""
+collect live (or load a bundle), save an escalation bundle. Errors come out as UsageError
+(exit 2) or InputError (exit 1) with one-line messages."""
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import boto3
 import botocore.exceptions
@@ -13,7 +16,9 @@ import botocore.exceptions
 from hyperpod_nccl import targets
 from hyperpod_nccl.collect.aws import CredentialsError
 from hyperpod_nccl.collect.options import DEFAULT_SAMPLE_NODES, DiagnoseOptions
+from hyperpod_nccl.collect.slurm_ssm import parse_instance_group
 from hyperpod_nccl.exit_codes import InputError, UsageError
+from hyperpod_nccl.model import Report
 from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 ORCHESTRATORS = ("eks", "slurm")
@@ -28,67 +33,98 @@ def _profile_region(profile: str | None) -> str | None:
         raise UsageError(f"AWS profile not found: {exc}") from exc
 
 
-def build_options(
-    *,
-    cluster: str | None,
-    region: str | None,
-    profile: str | None,
-    namespace: str | None,
-    job: str | None,
-    orchestrator: str | None,
-    since: str,
-    sample_nodes: int | None,
-    all_nodes: bool,
-    nodes: Sequence[str],
-    kubeconfig: str | None,
-    context: str | None,
-    save_bundle: str | None,
-) -> DiagnoseOptions:
-    if not cluster:
+@dataclass(frozen=True)
+class DiagnoseRequest:
+    """What the user asked `diagnose` for, as given (validated by `build_options`)."""
+
+    cluster: str | None = None
+    region: str | None = None
+    profile: str | None = None
+    namespace: str | None = None
+    job: str | None = None
+    orchestrator: str | None = None
+    since: str = "2h"
+    sample_nodes: int | None = None
+    all_nodes: bool = False
+    nodes: Sequence[str] = ()
+    kubeconfig: str | None = None
+    context: str | None = None
+    controller_group: str | None = None
+    bundle: str | None = None
+
+
+def build_options(request: DiagnoseRequest) -> DiagnoseOptions:
+    if not request.cluster:
         raise UsageError("--cluster NAME|ARN is required (or --bundle PATH to replay a bundle)")
-    ref = targets.parse_cluster(cluster)
+    ref = targets.parse_cluster(request.cluster)
+    orchestrator, sample_nodes, nodes = request.orchestrator, request.sample_nodes, request.nodes
     if orchestrator is not None and orchestrator not in ORCHESTRATORS:
         raise UsageError(f"invalid --orchestrator {orchestrator!r}: expected eks or slurm")
     if sample_nodes is not None and sample_nodes < 1:
         raise UsageError(f"invalid --sample-nodes {sample_nodes}: at least 1")
-    if all_nodes and (sample_nodes is not None or nodes):
+    if request.all_nodes and (sample_nodes is not None or nodes):
         raise UsageError("--all-nodes cannot be combined with --sample-nodes or --node")
     if nodes and sample_nodes is not None:
         raise UsageError("--node and --sample-nodes cannot be combined")
-    if kubeconfig is not None and not os.path.isfile(kubeconfig):
-        raise UsageError(f"--kubeconfig {kubeconfig}: no such file")
-    if save_bundle is not None and os.path.exists(save_bundle):
-        raise UsageError(f"--save-bundle {save_bundle} already exists; not overwriting it")
-    resolved = targets.resolve_region(ref, region, None if region else _profile_region(profile))
+    if request.kubeconfig is not None and not os.path.isfile(request.kubeconfig):
+        raise UsageError(f"--kubeconfig {request.kubeconfig}: no such file")
+    region = request.region
+    resolved = targets.resolve_region(
+        ref, region, None if region else _profile_region(request.profile)
+    )
+    group = request.controller_group
     return DiagnoseOptions(
         cluster=ref,
         region=resolved,
-        profile=profile,
-        namespace=targets.parse_namespace(namespace) if namespace else None,
-        job=targets.parse_job_name(job) if job else None,
+        profile=request.profile,
+        namespace=targets.parse_namespace(request.namespace) if request.namespace else None,
+        job=targets.parse_job_name(request.job) if request.job else None,
         orchestrator=orchestrator,
-        since=targets.parse_since(since),
+        since=targets.parse_since(request.since),
         sample_nodes=sample_nodes or DEFAULT_SAMPLE_NODES,
-        all_nodes=all_nodes,
+        all_nodes=request.all_nodes,
         nodes=tuple(dict.fromkeys(targets.parse_node_id(n) for n in nodes)),
-        kubeconfig=kubeconfig,
-        context=context,
+        kubeconfig=request.kubeconfig,
+        context=request.context,
+        controller_group=parse_instance_group(group, "--controller-group") if group else None,
     )
 
 
-def collect_or_load(options: DiagnoseOptions | None, bundle: str | None) -> Snapshot:
-    if bundle is not None:
-        try:
-            snapshot = Snapshot.load(bundle)
-        except BundleError as exc:
-            raise InputError(str(exc)) from exc
-        if snapshot.meta.get("command") != "diagnose":
-            snapshot.close()
-            raise InputError(
-                f"{bundle}: not a diagnose bundle (it was made by {snapshot.meta.get('command')!r})"
-            )
-        return snapshot
-    assert options is not None
+@contextmanager
+def open_snapshot(request: DiagnoseRequest) -> Iterator[Snapshot]:
+    """The snapshot to analyse: a saved bundle (`bundle`), the local Slurm (no cluster named),
+    or a live collection. Closed (its spool removed) when the block ends."""
+    if request.bundle is not None:
+        if request.cluster:
+            raise UsageError("--bundle replays a saved run; it cannot be combined with --cluster")
+        snapshot = load_bundle(request.bundle)
+    elif not request.cluster and request.orchestrator in (None, "slurm"):
+        # No cluster named: diagnose the Slurm this host can query (a head or login node).
+        from hyperpod_nccl.slurm.diagnose import collect_local_slurm
+
+        snapshot = collect_local_slurm()
+    else:
+        snapshot = collect_live(build_options(request))
+    try:
+        yield snapshot
+    finally:
+        snapshot.close()
+
+
+def load_bundle(bundle: str) -> Snapshot:
+    try:
+        snapshot = Snapshot.load(bundle)
+    except BundleError as exc:
+        raise InputError(str(exc)) from exc
+    if snapshot.meta.get("command") != "diagnose":
+        snapshot.close()
+        raise InputError(
+            f"{bundle}: not a diagnose bundle (it was made by {snapshot.meta.get('command')!r})"
+        )
+    return snapshot
+
+
+def collect_live(options: DiagnoseOptions) -> Snapshot:
     from hyperpod_nccl.collect.run import collect
 
     try:
@@ -97,8 +133,58 @@ def collect_or_load(options: DiagnoseOptions | None, bundle: str | None) -> Snap
         raise InputError(str(exc)) from exc
 
 
-def save(snapshot: Snapshot, path: str) -> None:
+# ------------------------------------------------------------------ escalation bundles
+def check_save_target(path: str, *, obfuscate: bool, redact: bool) -> None:
+    """Refuse, before collecting anything, a bundle target that cannot be written (exit 2);
+    the same rules as every command's --save-bundle."""
+    from hyperpod_nccl.commands.common import check_bundle_options
+
+    check_bundle_options(
+        argparse.Namespace(save_bundle=path, obfuscate=obfuscate, no_redact=not redact)
+    )
+
+
+def save_escalation(
+    report: Report,
+    snapshot: Snapshot,
+    path: str,
+    *,
+    obfuscate: bool,
+    redact: bool,
+    argv: Sequence[str],
+) -> None:
+    """The escalation bundle for a programmatic call (the CLI prints its own line through
+    `commands.common.save_escalation_bundle`): the reports, summary and collected state,
+    redacted unless `redact` is false."""
+    from hyperpod_nccl.bundle.escalation import EscalationOptions, save_escalation_bundle
+
+    options = EscalationOptions(path, obfuscate=obfuscate, redact=redact, argv=argv)
     try:
-        snapshot.save(path)
+        save_escalation_bundle(report, snapshot, options)
     except (BundleError, OSError) as exc:
         raise InputError(f"cannot save the bundle: {exc}") from exc
+
+
+def equivalent_argv(request: DiagnoseRequest, save_bundle: str, obfuscate: bool) -> list[str]:
+    """The command line that would make the same run, for the manifest of a bundle saved
+    through the API (where sys.argv is some other program's)."""
+    argv = ["hyperpod-nccl", "diagnose"]
+    flags = {
+        "--cluster": request.cluster,
+        "--region": request.region,
+        "--profile": request.profile,
+        "--orchestrator": request.orchestrator,
+        "--namespace": request.namespace,
+        "--job": request.job,
+        "--since": request.since if request.cluster else None,
+        "--sample-nodes": request.sample_nodes,
+        "--controller-group": request.controller_group,
+        "--bundle": request.bundle,
+        "--save-bundle": save_bundle,
+    }
+    for flag, value in flags.items():
+        if value is not None:
+            argv += [flag, str(value)]
+    argv += [arg for node in request.nodes for arg in ("--node", node)]
+    argv += ["--all-nodes"] * request.all_nodes + ["--obfuscate"] * obfuscate
+    return argv

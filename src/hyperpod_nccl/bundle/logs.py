@@ -124,22 +124,33 @@ def log_items(snapshot: Snapshot) -> list[str]:
     ]
 
 
-def analyze_bundle_logs(snapshot: Snapshot, backend: str = "auto") -> Report:
-    """Analyse the logs a bundle holds, in their original order and under their original names."""
+def bundle_inputs(snapshot: Snapshot) -> tuple[list[str], dict[str, str]]:
+    """The files of a bundle's logs, in their original order, and the name each had when
+    first analysed: logs given to `logs` (or `perf`) as the user gave them, other items by
+    their bundle name."""
     names = log_items(snapshot)
     paths = [str(snapshot.path_of(n)) for n in names]
-    # Logs given to `logs` are named as the user gave them; other items by their bundle name.
     labels = {
         path: (snapshot.items[name].source or name) if name.startswith(LOGS_PREFIX) else name
         for path, name in zip(paths, names, strict=True)
     }
+    return paths, labels
+
+
+def unread_inputs(snapshot: Snapshot) -> list[NotChecked]:
+    """Inputs the first run could not read, as the bundle recorded them."""
+    return [
+        NotChecked(record.source or name, record.reason or "not collected")
+        for name in snapshot.names(LOGS_PREFIX)
+        if (record := snapshot.items[name]).status == "missing"
+    ]
+
+
+def analyze_bundle_logs(snapshot: Snapshot, backend: str = "auto") -> Report:
+    """Analyse the logs a bundle holds, in their original order and under their original names."""
+    paths, labels = bundle_inputs(snapshot)
     report = relabel(analyze_logs(paths, backend=backend), labels)
-    for name in snapshot.names(LOGS_PREFIX):
-        record = snapshot.items[name]
-        if record.status == "missing":
-            report.not_checked.append(
-                NotChecked(record.source or name, record.reason or "not collected")
-            )
+    report.not_checked += unread_inputs(snapshot)
     return report
 
 
@@ -149,6 +160,8 @@ class LogSession:
     Standard input is spooled to a private file when it must be both analysed and bundled
     (it can be read once only); a loaded bundle stays open until the run is over.
     """
+
+    command = "logs"  # the command a saved bundle names in its manifest
 
     def __init__(self, paths: Sequence[str], bundle: str | None, save: bool) -> None:
         self._paths = list(paths)
@@ -192,9 +205,12 @@ class LogSession:
         if self._snapshot is not None:  # a bundle saved again, e.g. now obfuscated
             save_escalation_bundle(report, self._snapshot, args)
             return
-        snapshot = Snapshot(meta={"command": "logs"})
+        snapshot = Snapshot(meta={"command": self.command})
         try:
-            ingest_logs(snapshot, self._paths, self._labels)
+            self._ingest(snapshot)
             save_escalation_bundle(report, snapshot, args)
         finally:
             snapshot.close()
+
+    def _ingest(self, snapshot: Snapshot) -> None:
+        ingest_logs(snapshot, self._paths, self._labels)

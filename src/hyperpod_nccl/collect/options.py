@@ -29,6 +29,7 @@ class DiagnoseOptions:
     nodes: tuple[str, ...] = ()
     kubeconfig: str | None = None
     context: str | None = None
+    controller_group: str | None = None  # Slurm: the controller's instance group (else found)
     log_tail_lines: int = DEFAULT_LOG_TAIL_LINES
     max_log_containers: int = DEFAULT_MAX_LOG_CONTAINERS
     log_workers: int = DEFAULT_LOG_WORKERS

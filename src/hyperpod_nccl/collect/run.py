@@ -1,6 +1,6 @@
-"""A live collection for `diagnose`: AWS first, then the orchestrator's side (EKS here; Slurm
-plugs in through `ORCHESTRATOR_COLLECTORS`), then node probes over SSM
-(`hyperpod_nccl.collect.probes.probe_nodes` with the SSM transport).
+"""A live collection for `diagnose`: AWS first, then the orchestrator's side (Kubernetes for
+EKS; for Slurm the controller's view, locally or over SSM), then node probes over SSM
+(`hyperpod_nccl.collect.probes.probe_nodes` with the SSM transport), for either orchestrator.
 
 Everything lands in one Snapshot whose `meta` fixes the run's context (cluster, region,
 orchestrator, time window), so a saved bundle replays to the same findings.
@@ -8,7 +8,6 @@ orchestrator, time window), so a saved bundle replays to the same findings.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +25,16 @@ from hyperpod_nccl.collect.k8s import KubeReader
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.collect.probes import probe_nodes
 from hyperpod_nccl.collect.recorder import Recorder
+from hyperpod_nccl.collect.slurm_ssm import (
+    INSTANCES_ITEM,
+    collect_slurm_for_diagnose,
+    non_compute_groups,
+)
 from hyperpod_nccl.collect.transports.base import TransportError
 from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
 from hyperpod_nccl.kube.objects import items, spec
 from hyperpod_nccl.snapshot import Snapshot
 
-SLURM_STATE = "slurm/state.json"
 PROBE_TARGETS = "probes/targets.json"
 PROBE_RESULTS = "probes/index.json"
 
@@ -60,15 +63,9 @@ def _collect_eks(ctx: CollectContext) -> None:
 
 
 def _collect_slurm(ctx: CollectContext) -> None:
-    """Slurm state comes from `hyperpod_nccl.collect.slurm.collect_for_diagnose(ctx)`, the
-    hook the Slurm collector provides for diagnose (it picks how to reach the controller)."""
-    collector = _optional("hyperpod_nccl.collect.slurm", "collect_for_diagnose")
-    if collector is None:
-        ctx.snapshot.missing(
-            SLURM_STATE, "not available: Slurm collection for diagnose is not part of this version"
-        )
-        return
-    collector(ctx)
+    """Slurm state from the local Slurm commands or, through SSM, from the controller node
+    (`hyperpod_nccl.collect.slurm_ssm`), and which instance backs each Slurm node in trouble."""
+    collect_slurm_for_diagnose(ctx)
 
 
 ORCHESTRATOR_COLLECTORS: dict[str, Callable[[CollectContext], None]] = {
@@ -77,17 +74,12 @@ ORCHESTRATOR_COLLECTORS: dict[str, Callable[[CollectContext], None]] = {
 }
 
 
-def _optional(module: str, attribute: str) -> Callable[..., Any] | None:
-    try:
-        found = getattr(importlib.import_module(module), attribute, None)
-    except ImportError:
-        return None
-    return found if callable(found) else None
-
-
-def probe_targets(snapshot: Snapshot, options: DiagnoseOptions) -> list[str]:
-    """Nodes to probe: --node, --all-nodes, or a sample led by unhealthy nodes and the
-    nodes running the job's pods."""
+def probe_targets(
+    snapshot: Snapshot, options: DiagnoseOptions, cluster: dict[str, Any] | None = None
+) -> list[str]:
+    """Nodes to probe: --node, --all-nodes, or a sample led by unhealthy nodes, then the
+    instances of Slurm nodes in trouble and the nodes running the job's pods. On Slurm the
+    sample leaves out the controller and login groups (CPU nodes; --node reaches them)."""
     listed = snapshot.get_json(NODES) or {}
     nodes = [n for n in listed.get("ClusterNodeSummaries", []) if n.get("InstanceId")]
     if options.nodes:
@@ -106,7 +98,11 @@ def probe_targets(snapshot: Snapshot, options: DiagnoseOptions) -> list[str]:
         instance = node.removeprefix("hyperpod-")
         if instance in ids:
             busy.append(instance)
-    ordered = list(dict.fromkeys(unhealthy + busy + ids))
+    trouble = list((snapshot.get_json(INSTANCES_ITEM) or {}).get("matched", {}).values())
+    if snapshot.meta.get("orchestrator") == "slurm":
+        skip = non_compute_groups(cluster or {}, nodes, options.controller_group)
+        ids = [str(n["InstanceId"]) for n in nodes if n.get("InstanceGroupName") not in skip]
+    ordered = list(dict.fromkeys(unhealthy + [str(t) for t in trouble] + busy + ids))
     return ordered[: options.sample_nodes]
 
 
@@ -123,7 +119,7 @@ def _ssm_targets(ctx: CollectContext, nodes: list[str]) -> dict[str, SsmTarget]:
 def _probe_nodes(ctx: CollectContext) -> None:
     """Node probes over SSM; the transport checks for session-manager-plugin before any
     session starts, and without it every node is recorded as not probed, with the reason."""
-    targets = probe_targets(ctx.snapshot, ctx.options)
+    targets = probe_targets(ctx.snapshot, ctx.options, ctx.cluster)
     ctx.snapshot.put_json(PROBE_TARGETS, {"targets": targets}, source="diagnose")
     if not targets:
         ctx.snapshot.missing(PROBE_RESULTS, "not run: no node to probe")

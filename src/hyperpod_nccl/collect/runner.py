@@ -17,7 +17,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import NamedTuple, Protocol
 
@@ -164,27 +164,52 @@ class LocalRunner:
 
     def run(self, argv: Sequence[str], timeout: float) -> CommandResult:
         check_read_only(argv, self.extra_files)
-        started = time.monotonic()
-        try:
-            process = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Its own session, so a timeout can end it and anything it started.
-                start_new_session=True,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except OSError as exc:
-            return CommandResult(None, "", exc.strerror or str(exc), 0.0)
-        try:
-            out, err = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            out, err = process.communicate()
-            elapsed = time.monotonic() - started
-            return CommandResult(None, _text(out), _text(err), elapsed, timed_out=True)
-        return CommandResult(process.returncode, _text(out), _text(err), time.monotonic() - started)
+        return run_process(argv, timeout, env={**os.environ, "LC_ALL": "C"})
+
+
+def run_process(
+    argv: Sequence[str],
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    hold_stdin: bool = False,
+) -> CommandResult:
+    """Run argv in its own process group, ended with everything it started at the timeout.
+
+    hold_stdin: give it an empty pipe that stays open until it ends, for programs that stop
+    at end of input (session-manager-plugin ends its session when stdin reaches EOF).
+    Callers vet argv first (`check_read_only`, or a session built from it).
+    """
+    started = time.monotonic()
+    stdin_r, stdin_w = os.pipe() if hold_stdin else (subprocess.DEVNULL, -1)
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            stdin=stdin_r,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # Its own session, so a timeout can end it and anything it started.
+            start_new_session=True,
+            env=dict(env) if env is not None else None,
+        )
+    except OSError as exc:
+        if hold_stdin:
+            os.close(stdin_w)
+        return CommandResult(None, "", exc.strerror or str(exc), 0.0)
+    finally:
+        if hold_stdin:
+            os.close(stdin_r)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        out, err = process.communicate()
+        elapsed = time.monotonic() - started
+        return CommandResult(None, _text(out), _text(err), elapsed, timed_out=True)
+    finally:
+        if hold_stdin:
+            os.close(stdin_w)
+    return CommandResult(process.returncode, _text(out), _text(err), time.monotonic() - started)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

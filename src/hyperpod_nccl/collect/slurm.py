@@ -337,23 +337,6 @@ def _copy_job_output(snapshot: Snapshot, group: str, given: str) -> None:
         snapshot.put_text(name, data.decode("utf-8", "replace"), f"{path}{note}")
 
 
-def collect_for_diagnose(ctx: Any) -> None:
-    """The hook `diagnose --cluster` calls (`hyperpod_nccl.collect.run`): the Slurm side of a
-    HyperPod Slurm cluster, read with this host's Slurm commands (run on the head node)."""
-    snapshot: Snapshot = ctx.snapshot
-    if local_slurm_available():
-        collect_slurm(snapshot, LocalRunner())
-        return
-    reason = (
-        "not collected: no Slurm commands on this host; run diagnose on the cluster's head or "
-        "login node (reaching the controller over SSM is not implemented yet)"
-    )
-    for name in ("slurm/ping.json", "slurm/munge.json", "slurm/sinfo.json", "slurm/squeue.json"):
-        snapshot.missing(name, reason)
-    snapshot.missing("slurm/config.txt", reason)
-    snapshot.missing("slurm/logind/", reason)
-
-
 def local_slurm_available() -> bool:
     """Whether Slurm's client commands are installed here (auto-detection of the orchestrator)."""
     return all(shutil.which(tool) for tool in ("sinfo", "scontrol", "squeue"))

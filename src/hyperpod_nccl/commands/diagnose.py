@@ -4,10 +4,16 @@ from a saved bundle."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from hyperpod_nccl.api import diagnose
-from hyperpod_nccl.commands.common import add_output_options, emit
+from hyperpod_nccl.api import analyze_snapshot
+from hyperpod_nccl.commands.common import (
+    add_bundle_options,
+    add_output_options,
+    check_bundle_options,
+    emit,
+    save_escalation_bundle,
+)
+from hyperpod_nccl.diagnose_run import DiagnoseRequest, open_snapshot
 
 EXAMPLES = """examples:
   hyperpod-nccl diagnose --bundle examples/bundles/oom-one-rank      # replay, no AWS access
@@ -15,6 +21,9 @@ EXAMPLES = """examples:
   hyperpod-nccl diagnose --cluster ml-cluster --namespace training --job llama-70b --since 6h
   hyperpod-nccl diagnose --cluster arn:aws-us-gov:sagemaker:us-gov-west-1:123456789012:cluster/abcd1234efgh
   hyperpod-nccl diagnose --cluster ml-cluster --save-bundle case-1234.tar.gz --format json
+  hyperpod-nccl diagnose --cluster slurm-cluster --controller-group controller-machine
+  hyperpod-nccl diagnose --bundle case-1234.tar.gz --save-bundle shared.tar.gz --obfuscate
+  hyperpod-nccl diagnose                         # on a Slurm head node: the local Slurm only
 
 Read-only: only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made (any
 other call is refused in-process). Suggested fixes are printed, never run.
@@ -24,11 +33,14 @@ other call is refused in-process). Suggested fixes are printed, never run.
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "diagnose",
-        help="find what blocks NCCL on a HyperPod cluster (EKS), live and read-only, or from a bundle",
+        help="find what blocks NCCL on a HyperPod cluster (EKS or Slurm), live and read-only, "
+        "or from a bundle",
         description=(
-            "Collect a HyperPod cluster's state read-only (SageMaker, EC2, CloudWatch, EKS, "
-            "Kubernetes objects and pod logs), check it, and name the root cause. "
-            "--save-bundle keeps everything collected; --bundle replays it offline."
+            "Collect a HyperPod cluster's state read-only (SageMaker, EC2, CloudWatch; on EKS "
+            "the Kubernetes objects and pod logs, on Slurm the controller's view through local "
+            "Slurm commands or an SSM session; node probes over SSM), check it, and name the "
+            "root cause. --save-bundle writes a redacted escalation bundle of everything "
+            "collected; --bundle replays one offline."
         ),
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -61,6 +73,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     scope.add_argument(
         "--node", action="append", default=[], metavar="ID", help="probe this instance (repeatable)"
     )
+    slurm = parser.add_argument_group("slurm")
+    slurm.add_argument(
+        "--controller-group",
+        metavar="NAME",
+        help="instance group of the Slurm controller (default: the group whose SlurmConfig "
+        "says Controller, else the one named like controller or head)",
+    )
     kube = parser.add_argument_group("kubernetes")
     kube.add_argument(
         "--kubeconfig", help="kubeconfig file (default: KUBECONFIG or ~/.kube/config)"
@@ -68,21 +87,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     kube.add_argument(
         "--context", help="kubeconfig context (default: the one for the cluster's EKS cluster)"
     )
-    bundles = parser.add_argument_group("bundles")
-    bundles.add_argument(
-        "--save-bundle", metavar="PATH", help="save what was collected (directory or .tar.gz)"
-    )
-    bundles.add_argument(
+    replay = parser.add_argument_group("replay")
+    replay.add_argument(
         "--bundle", metavar="PATH", help="replay a saved bundle instead of collecting"
     )
     add_output_options(parser)
+    add_bundle_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    report = diagnose(
-        args.cluster,
-        args.region,
+    check_bundle_options(args)
+    request = DiagnoseRequest(
+        cluster=args.cluster,
+        region=args.region,
         profile=args.profile,
         namespace=args.namespace,
         job=args.job,
@@ -90,14 +108,14 @@ def run(args: argparse.Namespace) -> int:
         since=args.since,
         sample_nodes=args.sample_nodes,
         all_nodes=args.all_nodes,
-        nodes=args.node,
+        nodes=tuple(args.node),
         kubeconfig=args.kubeconfig,
         context=args.context,
+        controller_group=args.controller_group,
         bundle=args.bundle,
-        save_bundle=args.save_bundle,
     )
-    if report.summary.get("bundle_saved_to"):
-        print(
-            f"hyperpod-nccl: bundle saved to {report.summary['bundle_saved_to']}", file=sys.stderr
-        )
-    return emit(report, args)
+    with open_snapshot(request) as snapshot:
+        report = analyze_snapshot(snapshot, bundle=args.bundle, saved_to=args.save_bundle)
+        code = emit(report, args)
+        save_escalation_bundle(report, snapshot, args)
+    return code

@@ -8,9 +8,15 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-from hyperpod_nccl.commands.common import add_output_options, exit_code_for
+from hyperpod_nccl.bundle.perf import PerfSession
+from hyperpod_nccl.commands.common import (
+    add_bundle_options,
+    add_output_options,
+    check_bundle_options,
+    exit_code_for,
+)
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
-from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
+from hyperpod_nccl.perf.analysis import PerfOptions
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
 from hyperpod_nccl.perf.render import PERF_FORMATS, render_perf
 
@@ -21,6 +27,8 @@ EXAMPLES = """examples:
   hyperpod-nccl perf run.log --expected-busbw 480            # compare with your own baseline
   hyperpod-nccl perf nccl_trace_rank_* nccl-debug/           # flight recorder dumps, NCCL COLL logs
   hyperpod-nccl perf --world-size 1024                       # suggested collective timeout only
+  hyperpod-nccl perf run.log --save-bundle case-1234.tar.gz  # a redacted bundle for a support case
+  hyperpod-nccl perf --bundle case-1234.tar.gz               # re-analyse a bundle offline
 
 What it finds: STRAGGLER_NODE, LOW_BUSBW, WRONG_RESULTS, TEST_FAILED, STALLED_RANKS
 (see performance-testing.md in the guide: hyperpod-nccl explain STRAGGLER_NODE).
@@ -89,6 +97,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
     )
+    parser.add_argument(
+        "--bundle", metavar="PATH", help="analyse the inputs inside a saved bundle instead"
+    )
+    add_bundle_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -115,25 +127,33 @@ def _write(path: str, text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.paths and not args.world_size:
+    if args.bundle and args.paths:
+        raise UsageError("perf: give PATHs or --bundle PATH, not both")
+    if not args.paths and not args.world_size and not args.bundle:
         raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
+    check_bundle_options(args)
     options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
-    report = analyze_perf(args.paths, options)
-    for item in report.not_checked:
-        print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
-    text = render_perf(report, args.format, sys.stdout)
-    if args.output:
-        _write(args.output, text)
-        print(f"hyperpod-nccl: wrote the {args.format} report to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
+        report = session.analyze_perf(options)
+        for item in report.not_checked:
+            print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
+        text = render_perf(report, args.format, sys.stdout)
+        if args.output:
+            _write(args.output, text)
+            print(
+                f"hyperpod-nccl: wrote the {args.format} report to {args.output}", file=sys.stderr
+            )
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        session.save_bundle(report, args)
     code = exit_code_for(report, args.fail_on)
-    if args.paths and report.summary.get("inputs_read", 0) == 0:
+    read_something = bool(args.paths or args.bundle)
+    if read_something and report.summary.get("inputs_read", 0) == 0:
         print("error: none of the inputs could be read", file=sys.stderr)
         return ExitCode.NO_INPUT
     if (
-        args.paths
+        read_something
         and not report.summary.get("runs_found")
         and not report.summary.get("progress")
         and not any(f.code == "STALLED_RANKS" for f in report.findings)

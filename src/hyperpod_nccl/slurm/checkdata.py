@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from hyperpod_nccl.collect.recorder import missing_kind
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.slurm.jobs import (
     SlurmJob,
@@ -38,9 +39,11 @@ def json_item(snapshot: Snapshot, name: str) -> dict[str, Any] | None:
 def incomplete(
     code: str, what: str, why: str, anchor: str, item: str, priority: Priority = Priority.P2
 ) -> Finding:
+    # Slurm never reached (no way to the controller): SKIPPED; asked and no answer: INCOMPLETE.
+    status = Status.SKIPPED if missing_kind(why) == "unreachable" else Status.INCOMPLETE
     return Finding(
         code=code,
-        status=Status.INCOMPLETE,
+        status=status,
         priority=priority,
         title=f"{what} not checked: {why}",
         reference=ref(anchor),

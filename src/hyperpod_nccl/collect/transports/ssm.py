@@ -101,6 +101,12 @@ class SsmTransport(Transport):
             raise TransportError(f"no SSM target known for node {node!r}") from None
 
     def _argv(self, node: str, script: BatchScript) -> list[str]:
+        return self.session_argv(node, script.text)
+
+    def session_argv(self, node: str, command: str) -> list[str]:
+        """`aws ssm start-session` running `command` on `node`. Callers build `command` only
+        from vetted input: a verified probe batch, or an allow-listed Slurm argv
+        (collect.slurm_ssm)."""
         argv = [
             self.aws,
             "ssm",
@@ -110,7 +116,7 @@ class SsmTransport(Transport):
             "--document-name",
             DOCUMENT,
             "--parameters",
-            json.dumps({"command": [script.text]}),
+            json.dumps({"command": [command]}),
         ]
         if self.region:
             argv += ["--region", self.region]
@@ -122,6 +128,10 @@ class SsmTransport(Transport):
         return "\n".join(ln for ln in stdout.splitlines() if not _BANNER.match(ln.strip()))
 
     def _failure(self, returncode: int, stdout: str, stderr: str) -> str:
+        return self.session_failure(returncode, stdout, stderr)
+
+    def session_failure(self, returncode: int | None, stdout: str, stderr: str) -> str:
+        """Why a session gave no output: the AWS error, a missing plugin, or its last line."""
         text = f"{stderr}\n{stdout}"
         m = _AWS_ERROR.search(text)
         if m:
