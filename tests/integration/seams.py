@@ -189,15 +189,25 @@ def eks_cluster(
     tmp_path: Path,
     scenario: str,
     pod_log_lines: dict[str, str] | None = None,
+    pod_env: dict[str, str] | None = None,
 ) -> Iterator[World]:
     """An EKS scenario from tests/fixtures/eks, copied so that tests can add lines to pod logs
-    (`pod_log_lines`: log file under logs/ -> lines appended)."""
+    (`pod_log_lines`: log file under logs/ -> lines appended) and variables to every
+    container's environment (`pod_env`)."""
     moto.reset()
     copy = tmp_path / "scenario"
     shutil.copytree(EKS_SCENARIOS / scenario, copy)
     for relative, lines in (pod_log_lines or {}).items():
         with open(copy / "logs" / relative, "a", encoding="utf-8") as log:
             log.write(lines)
+    if pod_env:
+        pods = json.loads((copy / "pods.json").read_text())
+        for pod in pods["items"] if isinstance(pods, dict) else pods:
+            for container in pod["spec"]["containers"]:
+                container.setdefault("env", []).extend(
+                    {"name": k, "value": v} for k, v in pod_env.items()
+                )
+        (copy / "pods.json").write_text(json.dumps(pods))
     kube = FakeApiServer(copy).start()
     try:
         world = build_world(moto, load_scenario(copy), kube.url)
