@@ -102,6 +102,12 @@ def open_snapshot(request: DiagnoseRequest) -> Iterator[Snapshot]:
         # No cluster named: diagnose the Slurm this host can query (a head or login node).
         from hyperpod_nccl.slurm.diagnose import collect_local_slurm
 
+        if request.nodes or request.sample_nodes is not None or request.all_nodes:
+            raise UsageError(
+                "node probes in diagnose run over SSM and need --cluster; on a Slurm head "
+                "node, probe nodes with: hyperpod-nccl probe --slurm-nodes NODELIST"
+            )
+
         snapshot = collect_local_slurm()
     else:
         snapshot = collect_live(build_options(request))

@@ -6,6 +6,7 @@ this machine), Slurm node names matched to instance IDs, node probes over SSM.""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,7 @@ def test_instances_are_described_until_the_nodes_in_trouble_are_matched(
         "controller_instance": cluster.controller,
         "found_by": "its name says controller or head",
         "target": cluster.target("controller-machine", cluster.controller),
+        "hostname": socket.gethostname().split(".")[0],  # the controller's answer over SSM
     }
 
 

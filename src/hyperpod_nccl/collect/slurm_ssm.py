@@ -72,6 +72,7 @@ INSTANCES_ITEM = "slurm/instances.json"
 MAX_NODE_DESCRIBES = 64
 DESCRIBE_WORKERS = 8
 LOCAL_PING_TIMEOUT_S = 10.0
+FIRST_SESSION_TIMEOUT_S = 60.0
 # The items the Slurm checks read; recorded missing, with the reason, when Slurm is not reached.
 SLURM_ITEMS = (
     "slurm/ping.json",
@@ -300,6 +301,13 @@ def _controller_runner(ctx: CollectContext) -> SsmSlurmRunner | str:
     blocked = runner.preflight()
     if blocked:
         return f"no SSM session to the Slurm controller {runner.target}: {blocked}"
+    # One short session first: a controller SSM cannot reach costs one reason, not a timeout
+    # per Slurm command, and its checks read SKIPPED (never looked) rather than INCOMPLETE.
+    hello = runner.run(["hostname"], FIRST_SESSION_TIMEOUT_S)
+    if hello.rc != 0:
+        why = "no answer" if hello.timed_out else (hello.stderr.strip() or f"exit {hello.rc}")
+        return f"the Slurm controller did not answer over SSM ({why})"
+    access["hostname"] = hello.stdout.strip()
     return runner
 
 
