@@ -26,7 +26,8 @@ EXAMPLES = """examples:
   hyperpod-nccl diagnose                         # on a Slurm head node: the local Slurm only
 
 Read-only: only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made (any
-other call is refused in-process). Suggested fixes are printed, never run.
+other call is refused in-process); SSM sessions run only the probe catalog and allow-listed
+read-only Slurm commands. Suggested fixes are printed, never run.
 """
 
 
