@@ -27,8 +27,9 @@ Which instance backs a Slurm node: on HyperPod a Slurm node is named after its i
 private DNS host name (`ip-10-1-2-3`). ListClusterNodes gives that name in newer API versions;
 where it does not, DescribeClusterNode does (`PrivateDnsHostname`). Only the nodes Slurm
 reports in trouble need an instance ID (HyperPod's reboot and replace take one), so instances
-are described, failed ones first, until every such node is matched, at most
-`MAX_NODE_DESCRIBES` of them: calls grow with the nodes in trouble, not with the cluster.
+are described (compute instances only, failed ones first) until
+every such node is matched, at most `MAX_NODE_DESCRIBES` of them: calls grow with the nodes in
+trouble, not with the cluster (benchmarks/slurm_node_matching.py).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ INSTANCE_GROUP = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 _CONTROLLER_NAME = re.compile(r"(?:^|[^a-z])(?:controller|head)(?:[^a-z]|$)", re.IGNORECASE)
 _LOGIN_NAME = re.compile(r"(?:^|[^a-z])login(?:[^a-z]|$)", re.IGNORECASE)
 INSTANCES_ITEM = "slurm/instances.json"
-MAX_NODE_DESCRIBES = 64
+MAX_NODE_DESCRIBES = 256
 DESCRIBE_WORKERS = 8
 LOCAL_PING_TIMEOUT_S = 10.0
 FIRST_SESSION_TIMEOUT_S = 60.0
@@ -325,8 +326,14 @@ def match_instances(ctx: CollectContext) -> None:
     listed = instances_from_documents(snapshot.get_json(n) for n in [NODES, *described_before])
     mapping = map_nodes(trouble, listed)
     unmatched = [n for n in trouble if n.name not in mapping]
+    # Slurm's nodes run on the compute instances, not on the controller or login nodes.
+    skip = non_compute_groups(
+        ctx.cluster or {},
+        (snapshot.get_json(NODES) or {}).get("ClusterNodeSummaries", []),
+        ctx.options.controller_group,
+    )
     candidates = sorted(
-        (i for i in listed if not i.dns_name),
+        (i for i in listed if not i.dns_name and i.group not in skip),
         key=lambda i: (i.status == "Running", i.instance_id),
     )
     described = 0
