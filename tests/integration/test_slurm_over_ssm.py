@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from seams import (
@@ -118,7 +120,10 @@ def test_instances_are_described_until_the_nodes_in_trouble_are_matched(
 
 
 def test_replay_of_a_slurm_bundle_needs_neither_slurm_nor_aws(
-    slurm_lab: tuple[SlurmCluster, FakeSsm], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    slurm_lab: tuple[SlurmCluster, FakeSsm],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Callable[..., Any],
 ) -> None:
     cluster, ssm = slurm_lab
     bundle = tmp_path / "slurm-case.tar.gz"
@@ -135,6 +140,15 @@ def test_replay_of_a_slurm_bundle_needs_neither_slurm_nor_aws(
     assert len(ssm.calls()) == calls
     assert in_brief(replayed.to_dict()) == in_brief(live.to_dict())
     assert the(replayed, "SLURM_NODE_DRAIN").hosts == ["node04"]
+    summary = cli("bundle", "summary", bundle)
+    assert summary.code == 0, summary.err
+    for line in (
+        "| Cluster | slurm-cluster |",
+        "| Orchestrator | slurm |",
+        f"- Instance IDs: `{cluster.instance_of['node04']}`",
+        "- Nodes: `node04`",
+    ):
+        assert line in summary.out, line
 
 
 def test_without_session_manager_plugin_no_session_starts_and_slurm_is_skipped(
