@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "bundle"))
 
 from bundle_helpers import make_secrets, seeded_log  # noqa: E402
-from logs_throughput import generate, timed  # noqa: E402
+from logs_throughput import mixed_log, timed  # noqa: E402
 
 SECRET_EVERY = 200_000  # lines
 
@@ -70,10 +70,7 @@ def main() -> int:
 
     data_dir = Path(args.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
-    base = data_dir / f"mixed-{args.size_mb}MB.log"
-    if not base.exists():
-        print(f"generating {base} ...", flush=True)
-        generate(base, args.size_mb)
+    base = mixed_log(data_dir, args.size_mb)
     secrets = make_secrets()
     log = data_dir / f"mixed-{args.size_mb}MB-secrets.log"
     blocks = seeded(base, log, secrets)

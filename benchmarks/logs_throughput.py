@@ -38,7 +38,18 @@ FAILURE_EVERY_LINES = 250_000
 RANKS = 64
 
 
-def generate(path: Path, size_mb: int, nccl_share: float, seed: int = 1) -> None:
+def mixed_log(data_dir: Path, size_mb: int, nccl_share: float = 0.1) -> Path:
+    """The generated mixed log for these settings, made on first use and reused after (every
+    benchmark here works on the same files)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = data_dir / f"mixed-{size_mb}MB-nccl{int(nccl_share * 100)}.log"
+    if not log.exists():
+        print(f"generating {log} ...", flush=True)
+        generate(log, size_mb, nccl_share)
+    return log
+
+
+def generate(path: Path, size_mb: int, nccl_share: float = 0.1, seed: int = 1) -> None:
     rng = random.Random(seed)
     failures = [str(c["log"]) for c in corpus() if c["label"] != "HEALTHY"]
     job = healthy_sources()[1]  # the full 2-node EFA run: its NCCL INFO lines are the bulk
@@ -70,12 +81,7 @@ def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, in
 def measure(args: argparse.Namespace, share: float) -> tuple[float, float]:
     """Time grep and ours on the mix with `share` of NCCL init lines; returns the ratio and
     our peak RSS in MB."""
-    data_dir = Path(args.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / f"mixed-{args.size_mb}MB-nccl{int(share * 100)}.log"
-    if not log.exists():
-        print(f"generating {log} ...", flush=True)
-        generate(log, args.size_mb, share)
+    log = mixed_log(Path(args.data_dir), args.size_mb, share)
     size = log.stat().st_size
     with open(log, "rb") as f:  # warm the page cache so both tools read from memory
         while f.read(1 << 24):

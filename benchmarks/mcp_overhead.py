@@ -32,7 +32,7 @@ from mcp import Client, StdioServerParameters
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from logs_throughput import generate  # noqa: E402  (the same mixed log)
+from logs_throughput import mixed_log  # noqa: E402  (the same mixed log)
 
 EXAMPLE = ROOT / "examples" / "logs" / "oom-one-rank"
 CLI = [sys.executable, "-m", "hyperpod_nccl.cli"]
@@ -98,10 +98,7 @@ def main() -> int:
 
     data_dir = Path(args.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
-    big = data_dir / f"mixed-{args.size_mb}MB.log"
-    if not big.exists():
-        print(f"generating {big} ...", flush=True)
-        generate(big, args.size_mb)
+    big = mixed_log(data_dir, args.size_mb)
     pasted = "".join(p.read_text(encoding="utf-8") for p in sorted(EXAMPLE.iterdir()))
 
     cases = {
