@@ -193,11 +193,9 @@ def scan_stream(
     prefilter: Prefilter,
     stats: ScanStats | None = None,
     chunk_bytes: int = CHUNK_BYTES,
-    ignore: frozenset[int] = frozenset(),
     line_base: int = 0,
 ) -> Iterator[LineHit]:
-    """Yield the lines of `stream` that may match a rule, with their line numbers. Lines whose
-    only candidate rules are in `ignore` are not yielded."""
+    """Yield the lines of `stream` that may match a rule, with their line numbers."""
     stats = stats if stats is not None else ScanStats()
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
@@ -223,7 +221,7 @@ def scan_stream(
                 segment_end = end  # one line longer than the buffer: scan this piece
             else:
                 segment_end = last_nl + 1
-        found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter, ignore)
+        found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter)
         yield from found
         line_base += newlines
         stats.lines += newlines
@@ -241,15 +239,12 @@ def _scan_segment(
     segment_end: int,
     line_base: int,
     prefilter: Prefilter,
-    ignore: frozenset[int],
 ) -> tuple[list[LineHit], int]:
     """The candidate lines of buf[:segment_end], and the number of newlines in it.
 
     Hits come sorted by end offset, so lines are met in order: each line is located once
-    (rfind/find from the previous line) and newlines are counted once, incrementally. A line
-    whose only candidates are in `ignore` (benign rules, which exist only to cancel others)
-    is dropped here, before any copy or decoding. A very long line is cut to a window
-    around its matches.
+    (rfind/find from the previous line) and newlines are counted once, incrementally. A very
+    long line is cut to a window around its matches.
     """
     hits = prefilter.matches(view[:segment_end])
     found: list[LineHit] = []
@@ -268,7 +263,7 @@ def _scan_segment(
                 last_end = end
                 continue
             if start >= 0:
-                _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end, ignore)
+                _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
             low = stop + 1 if stop >= 0 else 0
             previous_newline = buf.rfind(b"\n", low, last_char)
             start = previous_newline + 1 if previous_newline >= 0 else low
@@ -278,7 +273,7 @@ def _scan_segment(
             stop = segment_end if stop < 0 else stop
             rules = {rule_index}
             first_end = last_end = end
-        _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end, ignore)
+        _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
     newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
     return found, newlines
 
@@ -293,10 +288,7 @@ def _flush(
     rules: set[int],
     first_end: int,
     last_end: int,
-    ignore: frozenset[int],
 ) -> None:
-    if rules <= ignore:
-        return
     if stop - start > MAX_LINE_CHARS:
         start = max(start, first_end - MAX_LINE_CHARS // 2)
         stop = min(stop, last_end + MAX_LINE_CHARS // 2)
