@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from hyperpod_nccl import kb
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.kb import KnowledgeBase, KnowledgeBaseError, parse_markdown
 
 SRC = Path(kb.__file__).resolve().parents[2]  # the src/ directory
@@ -53,31 +54,13 @@ LOG_CODES = [
     "POD_IMAGE_PULL",
 ]
 
-# Cluster-state codes (contract.md) and the codes the analysis and perf checks emit.
-STATE_CODES = [
-    "SG_SELF_REFERENCE_MISSING",
-    "NETWORK_POLICY_BLOCKING",
-    "SLURM_NODE_DOWN",
-    "SLURM_NODE_DRAIN",
-    "SLURMCTLD_DOWN",
-    "SLURM_REMOVEIPC",
-    "NODE_NOT_READY",
-    "HEALTH_CHECK_FAILED",
-    "CLUSTER_NOT_INSERVICE",
-    "NODE_RECOVERY_DISABLED",
-    "EFA_DEVICE_PLUGIN_MISSING",
-    "EFA_COUNT_MISMATCH",
-    "HEADLESS_SERVICE_MISSING",
-    "NCCL_ENV_MISCONFIGURED",
-    "STRAGGLER_NODE",
-    "IAM_PERMISSION_MISSING",
-    "LOW_BUSBW",
-    "WRONG_RESULTS",
-    "TEST_FAILED",
-    "INPUT_UNREADABLE",
-    "NO_FAILURE_SIGNATURE",
-    "STALLED_RANKS",
-]
+# Every other code the registry holds that points at a guide section: cluster state,
+# analysis and perf codes. The registry is the one list of codes.
+STATE_CODES = sorted(
+    code
+    for code, info in load_registry().codes.items()
+    if code not in LOG_CODES and info.reference is not None
+)
 
 # Topic sections issue 3 asks for, by the anchor each one carries.
 TOPIC_ANCHORS = [

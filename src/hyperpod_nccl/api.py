@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Sequence
 
+from hyperpod_nccl import root_cause
 from hyperpod_nccl.inputs import LogInput, expand
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.perf.flight_recorder import looks_like_pickle
@@ -56,6 +57,7 @@ def analyze_logs(
     add_external_findings(scanned.analysis, progress, catalog)
     findings = diagnose_logs(scanned.analysis, catalog)
     findings += [f for f in progress if f.code not in catalog.codes]
+    root_cause.rank(findings, catalog.registry)
     sources = scanned.analysis.sources
     summary = {
         "inputs": len(inputs),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from hyperpod_nccl import __version__
@@ -75,6 +76,44 @@ class SuggestedCommand:
         }
 
 
+@dataclass(frozen=True)
+class Basis:
+    """How a finding's evidence bears on the root cause. The ranker reads it; it is not part
+    of the JSON. The defaults fit a finding about observed state (a pod's OOMKilled status, a
+    security group without its rule): a cause, unconditional, with no position in any log."""
+
+    # roles of the evidence: "cause" (a line or state that shows a cause), "weak" (derived
+    # from context lines only, such as NCCL versions differing between banners), "symptom"
+    roles: frozenset[str] = frozenset({"cause"})
+    # per contributing rule, the codes that explain its evidence when present (a rule's own
+    # `explained_by`); a finding all of whose rules are explained this way is inactive
+    rule_explainers: tuple[frozenset[str], ...] = (frozenset(),)
+    # codes whose failure this finding followed by more than a second, when the order of
+    # events is what makes it a symptom (a watchdog stuck after a collective timed out)
+    follows: frozenset[str] = frozenset()
+    order: int = 0  # position of its first evidence in the input
+    time: datetime | None = None  # its first timestamp, naive UTC
+
+    def merged(self, other: Basis) -> Basis:
+        """The basis of one finding made of both (the same code from two sources)."""
+        times = [t for t in (self.time, other.time) if t is not None]
+        return Basis(
+            roles=self.roles | other.roles,
+            rule_explainers=self.rule_explainers + other.rule_explainers,
+            follows=self.follows & other.follows,
+            order=min(self.order, other.order),
+            time=min(times) if times else None,
+        )
+
+    @property
+    def strength(self) -> int:
+        """0 cause, 1 weak, 2 symptom: smaller is stronger evidence of a root cause."""
+        return min((_ROLE_STRENGTH.get(r, 2) for r in self.roles), default=2)
+
+
+_ROLE_STRENGTH = {"cause": 0, "weak": 1, "symptom": 2}
+
+
 @dataclass
 class Finding:
     code: str
@@ -91,6 +130,9 @@ class Finding:
     explains: list[str] = field(default_factory=list)
     count: int = 1
     details: dict[str, Any] = field(default_factory=dict)
+    # the present failing codes that explain this finding (it is their symptom)
+    explained_by: list[str] = field(default_factory=list)
+    basis: Basis = field(default_factory=Basis, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +142,7 @@ class Finding:
             "title": self.title,
             "root_cause": self.root_cause,
             "explains": list(self.explains),
+            "explained_by": list(self.explained_by),
             "ranks": sorted(self.ranks),
             "hosts": sorted(self.hosts),
             "first_seen": self.first_seen,

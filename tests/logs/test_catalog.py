@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from hyperpod_nccl.codes import load_registry, parse_registry
 from hyperpod_nccl.rules.catalog import CatalogError, load_catalog, parse_catalog
 from hyperpod_nccl.rules.engine import HyperscanPrefilter, hyperscan_available
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
@@ -53,21 +54,16 @@ def test_every_rule_compiles_in_hyperscan() -> None:
     assert prefilter.unsupported == ()
 
 
-def test_explanations_point_down_the_tiers() -> None:
-    for info in CATALOG.codes.values():
-        for target in info.explains:
-            assert CATALOG.codes[target].tier > info.tier
+def test_log_codes_come_from_the_code_registry() -> None:
+    registry = load_registry()
+    for code, info in CATALOG.codes.items():
+        assert registry[code] is info
+        assert info.area == "logs"
 
 
-def test_a_cycle_in_explains_is_rejected_at_load() -> None:
-    text = """
-codes:
-  AA: {priority: P0, tier: 1, title: a, explains: [BB]}
-  BB: {priority: P0, tier: 1, title: b, explains: [AA]}
-rules: []
-"""
-    with pytest.raises(CatalogError, match="cannot explain"):
-        parse_catalog(text)
+def test_a_catalog_with_its_own_codes_section_is_rejected() -> None:
+    with pytest.raises(CatalogError, match="code registry"):
+        parse_catalog("codes:\n  AA: {priority: P0, tier: 1, title: a}\nrules: []\n")
 
 
 @pytest.mark.parametrize(
@@ -90,9 +86,10 @@ rules: []
     ],
 )
 def test_malformed_rules_are_rejected(rule_yaml: str, message: str) -> None:
-    text = f"codes:\n  AA: {{priority: P0, tier: 1, title: a}}\nrules:\n  - {rule_yaml}\n"
+    registry = parse_registry("AA: {area: logs, priority: P0, tier: 1, title: a}\n")
+    text = f"rules:\n  - {rule_yaml}\n"
     with pytest.raises(CatalogError, match=message):
-        parse_catalog(text)
+        parse_catalog(text, registry)
 
 
 def test_catalog_ships_inside_the_package() -> None:

@@ -195,8 +195,28 @@ class LogSession:
 
     def analyze(self, backend: str = "auto") -> Report:
         if self._snapshot is not None:
+            if self._snapshot.meta.get("command") == "diagnose":
+                return self._replay_diagnose(self._snapshot)
             return analyze_bundle_logs(self._snapshot, backend)
         return relabel(analyze_logs(self._paths, backend=backend), self._labels)
+
+    def _replay_diagnose(self, snapshot: Snapshot) -> Report:
+        """A diagnose bundle's logs are half its story: the pod states, nodes and security
+        groups beside them may hold the cause (an OOMKilled pod explains its peers'
+        timeouts). Its logs are analysed with its cluster state, as `diagnose --bundle`
+        does, so both commands name the same root cause."""
+        from hyperpod_nccl.api import analyze_snapshot
+
+        print(
+            f"hyperpod-nccl logs: {self._bundle} is a diagnose bundle: its logs are analysed "
+            "with the cluster state it holds (the same as 'hyperpod-nccl diagnose --bundle')",
+            file=sys.stderr,
+        )
+        report = analyze_snapshot(snapshot, bundle=self._bundle)
+        report.command = "logs"
+        report.summary["analysed_as"] = "diagnose"
+        report.summary.setdefault("inputs_read", len(log_items(snapshot)))
+        return report
 
     def save_bundle(self, report: Report, args: argparse.Namespace) -> None:
         """`--save-bundle`: the logs as analysed and the report, into a bundle."""

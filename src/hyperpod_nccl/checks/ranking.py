@@ -1,98 +1,17 @@
 """Put `diagnose`'s findings together: one finding per failing code (cluster state and logs
-merged), the single most likely root cause across both, and the findings about what could
-not be looked at (missing IAM permissions, Kubernetes RBAC, node probes).
-
-Cluster-state codes join the log catalog's `explains` relation: a missing security-group
-self-reference explains the connection errors and timeouts the logs show, an OOM kill seen
-in a pod's status explains its peers' timeouts, and so on. The root cause is a failing code
-that no other failing code explains; among several, the deepest tier, then the highest
-priority, then the one the logs named, then the earliest.
-"""
+merged), the root cause across both by the one ranker (hyperpod_nccl.root_cause) over the
+code registry's cause graph, and the findings about what could not be looked at (missing
+IAM permissions, Kubernetes RBAC, node probes)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from hyperpod_nccl import root_cause
 from hyperpod_nccl.checks.common import finding, listed, plural
 from hyperpod_nccl.collect.recorder import missing_kind
 from hyperpod_nccl.model import Finding, Priority, Status
-from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.snapshot import Snapshot
-
-_NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "NCCL_TIMEOUT", "RENDEZVOUS_FAILURE")
-_JOB_SYMPTOMS = ("APP_EXCEPTION", "POD_CRASHLOOP", "WATCHDOG_HANG")
-# code -> (tier, codes it explains) for codes the log catalog does not define, and extra
-# edges for catalog codes whose effects show up in cluster state.
-STATE_CODES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "CLUSTER_NOT_INSERVICE": (
-        0,
-        ("NODE_NOT_READY", "HEALTH_CHECK_FAILED", "POD_PENDING_RESOURCES"),
-    ),
-    "SG_SELF_REFERENCE_MISSING": (
-        1,
-        (*_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS, "EFA_ERROR", "MASTER_ADDR_DNS"),
-    ),
-    "NETWORK_POLICY_BLOCKING": (1, (*_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS, "MASTER_ADDR_DNS")),
-    "HEADLESS_SERVICE_MISSING": (1, ("MASTER_ADDR_DNS", *_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS)),
-    "EFA_DEVICE_PLUGIN_MISSING": (
-        1,
-        ("EFA_COUNT_MISMATCH", "EFA_TCP_FALLBACK", "POD_PENDING_RESOURCES", "NCCL_TIMEOUT"),
-    ),
-    "NVIDIA_DEVICE_PLUGIN_MISSING": (1, ("POD_PENDING_RESOURCES", "GPU_ACCESS_LOST", "CUDA_ERROR")),
-    "HEALTH_CHECK_FAILED": (
-        2,
-        (
-            "NODE_NOT_READY",
-            "POD_PENDING_RESOURCES",
-            "EXTERNAL_SIGNAL",
-            "PEER_EXITED",
-            "NCCL_TIMEOUT",
-        ),
-    ),
-    "NODE_NOT_READY": (
-        2,
-        ("POD_PENDING_RESOURCES", "EXTERNAL_SIGNAL", "PEER_EXITED", "NCCL_TIMEOUT"),
-    ),
-    "EFA_COUNT_MISMATCH": (2, ("EFA_TCP_FALLBACK", "NCCL_TIMEOUT")),
-    "NCCL_ENV_MISCONFIGURED": (
-        2,
-        ("EFA_TCP_FALLBACK", "SOCKET_IFNAME", *_NETWORK_SYMPTOMS, "APP_EXCEPTION"),
-    ),
-    "INIT_CONTAINER_FAILURES": (4, ("POD_CRASHLOOP", *_NETWORK_SYMPTOMS)),
-}
-EXTRA_EDGES: dict[str, tuple[str, ...]] = {
-    "GPU_XID": ("HEALTH_CHECK_FAILED", "NODE_NOT_READY"),
-    "GPU_ECC": ("HEALTH_CHECK_FAILED", "NODE_NOT_READY"),
-    "NVLINK_ERROR": ("HEALTH_CHECK_FAILED", "NODE_NOT_READY"),
-}
-# Failing codes that are never the job's root cause: advisories and gaps in our own access.
-NOT_ROOT_CAUSES = frozenset(
-    {
-        "NODE_RECOVERY_DISABLED",
-        "K8S_UNREACHABLE",
-        "K8S_UNAUTHENTICATED",
-        "K8S_WRONG_CONTEXT",
-        "K8S_FORBIDDEN",
-        "IAM_PERMISSION_MISSING",
-        "NODE_CENSUS",
-    }
-)
-_DEFAULT_TIER = 6
-
-
-def _graph() -> tuple[dict[str, set[str]], dict[str, int]]:
-    catalog = load_catalog()
-    edges: dict[str, set[str]] = defaultdict(set)
-    tiers: dict[str, int] = {}
-    for code, info in catalog.codes.items():
-        edges[code].update(info.explains)
-        tiers[code] = info.tier
-    for code, (tier, explains) in STATE_CODES.items():
-        edges[code].update(explains)
-        tiers.setdefault(code, tier)
-    for code, explains in EXTRA_EDGES.items():
-        edges[code].update(explains)
-    return edges, tiers
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
@@ -134,6 +53,7 @@ def _absorb(kept: Finding, other: Finding) -> None:
         c for c in second.suggested_commands if c not in first.suggested_commands
     ]
     kept.count += other.count
+    kept.basis = kept.basis.merged(other.basis)
     kept.details["sources"] = sorted(
         set(kept.details["sources"]) | {other.details.get("source", "state")}
     )
@@ -141,48 +61,8 @@ def _absorb(kept: Finding, other: Finding) -> None:
 
 
 def rank_root_cause(findings: list[Finding]) -> list[Finding]:
-    findings = _merge(findings)
-    edges, tiers = _graph()
-    failing = {
-        f.code: f for f in findings if f.status is Status.FAIL and f.code not in NOT_ROOT_CAUSES
-    }
-    reach: dict[str, set[str]] = {}
-    for code in failing:
-        seen: set[str] = set()
-        frontier = [code]
-        while frontier:
-            for target in edges.get(frontier.pop(), ()):
-                if target not in seen:
-                    seen.add(target)
-                    frontier.append(target)
-        reach[code] = seen - {code}
-    explained = {
-        target
-        for code, targets in reach.items()
-        for target in targets & set(failing)
-        if code not in reach.get(target, set())  # mutual explanation explains neither
-    }
-    candidates = [f for code, f in failing.items() if code not in explained]
-    for f in findings:
-        was_log_root = f.root_cause
-        f.details["log_root_cause"] = was_log_root or f.details.get("log_root_cause", False)
-        f.root_cause = False
-        f.explains = []
-    if not candidates:
-        return findings
-    candidates.sort(
-        key=lambda f: (
-            tiers.get(f.code, _DEFAULT_TIER),
-            f.priority.rank,
-            0 if f.details.get("log_root_cause") else 1,
-            f.first_seen or "~",
-            f.code,
-        )
-    )
-    root = candidates[0]
-    root.root_cause = True
-    root.explains = sorted(reach[root.code] & set(failing))
-    return findings
+    """Merge per code, then name the root cause with the one ranker and cause graph."""
+    return root_cause.rank(_merge(findings))
 
 
 def permission_findings(snapshot: Snapshot, findings: list[Finding]) -> list[Finding]:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl import root_cause
 from hyperpod_nccl.inputs import UnreadableInput, expand
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.perf import bandwidth, flight_recorder, nccl_json, progress, results, straggler
@@ -151,25 +152,6 @@ def _read_all(paths: Sequence[str]) -> _Inputs:
     return state
 
 
-_ROOT_ORDER = ("WRONG_RESULTS", "TEST_FAILED", "NCCL_INVALID_USAGE", "STRAGGLER_NODE", "LOW_BUSBW")
-
-
-def _mark_root_cause(findings: list[Finding]) -> None:
-    fails = [f for f in findings if f.status is Status.FAIL]
-    if not fails:
-        return
-    fails.sort(
-        key=lambda f: (f.priority.rank, _ROOT_ORDER.index(f.code) if f.code in _ROOT_ORDER else 99)
-    )
-    root = fails[0]
-    root.root_cause = True
-    if root.code == "STRAGGLER_NODE":
-        slow_hosts = set(root.hosts)
-        root.explains = sorted(
-            {f.code for f in fails[1:] if f.code == "LOW_BUSBW" and slow_hosts & set(f.hosts)}
-        )
-
-
 def _run_summary(run: Run) -> dict[str, Any]:
     rows = run.rows[-MAX_ROWS_PER_RUN_IN_SUMMARY:]
     return {
@@ -232,7 +214,7 @@ def analyze_perf(paths: Sequence[str], options: PerfOptions | None = None) -> Re
                 details={"inputs": [n.to_dict() for n in state.not_checked[:100]]},
             )
         )
-    _mark_root_cause(findings)
+    root_cause.rank(findings)
     summary: dict[str, Any] = {
         "inputs_read": state.read,
         "lines": state.lines,

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from hyperpod_nccl.inputs import UnreadableInput, expand
-from hyperpod_nccl.model import Evidence, Finding, NotChecked, Priority, Status
+from hyperpod_nccl.model import Basis, Evidence, Finding, NotChecked, Priority, Status
 from hyperpod_nccl.perf import flight_recorder
 from hyperpod_nccl.perf.common import reference
 from hyperpod_nccl.perf.reader import Content, open_content
@@ -548,6 +548,9 @@ def _group_findings(group: Group) -> list[Finding]:
             first_seen=min((m.last_time for m in behind if m.last_time), default=None),
             evidence=evidence[:MAX_EVIDENCE],
             details=details,
+            # NCCL COLL traces end wherever the log was cut, so a rank behind in them is a
+            # lead, not a failure; a dump or a watchdog line was written because it hung.
+            basis=Basis(roles=frozenset({"cause" if group.kind != "nccl-coll" else "symptom"})),
         )
     )
     return findings

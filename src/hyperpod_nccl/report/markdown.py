@@ -25,6 +25,8 @@ def render_markdown(report: Report) -> str:
     out = [f"# hyperpod-nccl {report.command} report", ""]
     if root is not None:
         out.append(f"**Root cause:** `{root.code}`: {root.title}")
+        if root.explains:
+            out += ["", "**Explains:** " + ", ".join(f"`{c}`" for c in root.explains)]
     else:
         out.append("**Root cause:** none found")
     out += ["", f"**Issues found:** {fails}", ""]
@@ -38,6 +40,8 @@ def render_markdown(report: Report) -> str:
             hosts = ", ".join(f.hosts[:8]) + (" ..." if len(f.hosts) > 8 else "")
             guide = f"`{f.reference}`" if f.reference else ""
             mark = " (root cause)" if f.root_cause else ""
+            if not f.root_cause and f.explained_by:
+                mark = " (explained by " + ", ".join(f"`{c}`" for c in f.explained_by) + ")"
             out.append(
                 f"| {f.status.value} | {f.priority.value} | `{f.code}`{mark} | {_cell(f.title)} "
                 f"| {ranks} | {_cell(hosts)} | {guide} |"
@@ -46,6 +50,10 @@ def render_markdown(report: Report) -> str:
         if f.status is not Status.FAIL and not f.evidence:
             continue
         out += ["", f"## {f.status.value} {f.code}", "", _cell(f.title), ""]
+        if f.root_cause and f.explains:
+            out.append("Root cause; explains: " + ", ".join(f"`{c}`" for c in f.explains))
+        elif f.explained_by:
+            out.append("Symptom; explained by: " + ", ".join(f"`{c}`" for c in f.explained_by))
         if f.first_seen:
             out.append(f"First seen: {f.first_seen}")
         if f.evidence:

@@ -48,8 +48,8 @@ def _finding_lines(finding: Finding, color: bool, root: Finding | None) -> list[
     facts = []
     if finding.root_cause:
         facts.append("ROOT CAUSE")
-    elif finding.status is Status.FAIL and root and finding.code in root.explains:
-        facts.append(f"symptom; explained by {root.code}")
+    elif finding.status in (Status.FAIL, Status.WARN) and finding.explained_by:
+        facts.append("symptom; explained by " + ", ".join(finding.explained_by))
     if finding.first_seen:
         facts.append(f"first seen {finding.first_seen}")
     if finding.count > 1:

@@ -1,4 +1,6 @@
-"""Load and validate the rule catalog (catalog.yaml): finding codes and log patterns as data."""
+"""Load and validate the rule catalog (catalog.yaml): log patterns as data. The codes they
+report, with priorities, tiers and what explains what, come from the code registry
+(hyperpod_nccl.codes); the catalog only names them."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from hyperpod_nccl.model import Priority, Status
+from hyperpod_nccl.codes import CodeInfo, CodeRegistry, load_registry
+from hyperpod_nccl.model import Status
 
 ROLES = ("cause", "symptom", "context", "benign")
 # Classifiers pick a code from a rule's captures; their names are part of the catalog schema.
@@ -20,24 +23,6 @@ GUIDE = "debugging-guide.md"
 
 class CatalogError(ValueError):
     """The catalog file is malformed; raised at load so a bad rule never ships silently."""
-
-
-def reference_for(code: str) -> str:
-    """The guide section every finding of `code` points at."""
-    return f"{GUIDE}#{code.lower().replace('_', '-')}"
-
-
-@dataclass(frozen=True)
-class CodeInfo:
-    code: str
-    priority: Priority
-    tier: int
-    title: str
-    explains: tuple[str, ...]
-
-    @property
-    def reference(self) -> str:
-        return reference_for(self.code)
 
 
 @dataclass(frozen=True)
@@ -67,8 +52,9 @@ class Rule:
 
 @dataclass(frozen=True)
 class Catalog:
-    codes: dict[str, CodeInfo]
+    codes: dict[str, CodeInfo]  # the registry's log codes (area: logs)
     rules: tuple[Rule, ...]
+    registry: CodeRegistry
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -82,20 +68,7 @@ def _require(condition: bool, message: str) -> None:
         raise CatalogError(message)
 
 
-def _parse_code(code: str, raw: dict[str, Any]) -> CodeInfo:
-    _require(re.fullmatch(r"[A-Z][A-Z0-9_]+", code) is not None, f"bad code name {code!r}")
-    for key in ("priority", "tier", "title"):
-        _require(key in raw, f"code {code}: missing {key}")
-    return CodeInfo(
-        code=code,
-        priority=Priority(raw["priority"]),
-        tier=int(raw["tier"]),
-        title=str(raw["title"]),
-        explains=tuple(raw.get("explains") or ()),
-    )
-
-
-def _parse_rule(index: int, raw: dict[str, Any], codes: dict[str, CodeInfo]) -> Rule:
+def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry) -> Rule:
     rule_id = str(raw.get("id", ""))
     _require(
         re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule_id) is not None, f"bad rule id {rule_id!r}"
@@ -150,29 +123,18 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: dict[str, CodeInfo]) -> 
     )
 
 
-def _check_explains(codes: dict[str, CodeInfo]) -> None:
-    for info in codes.values():
-        for target in info.explains:
-            _require(target in codes, f"code {info.code}: explains unknown code {target}")
-            _require(
-                codes[target].tier > info.tier,
-                f"code {info.code} (tier {info.tier}) cannot explain {target} "
-                f"(tier {codes[target].tier}): explanations must point to a larger tier",
-            )
-
-
-def parse_catalog(text: str) -> Catalog:
+def parse_catalog(text: str, registry: CodeRegistry | None = None) -> Catalog:
     # libyaml's loader when present: the catalog loads on every run.
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     data = yaml.load(text, Loader=loader)
-    _require(isinstance(data, dict), "catalog must be a mapping with codes and rules")
-    codes = {name: _parse_code(name, raw) for name, raw in (data.get("codes") or {}).items()}
-    _check_explains(codes)
+    _require(isinstance(data, dict), "catalog must be a mapping with rules")
+    _require("codes" not in data, "codes live in the code registry (codes/codes.yaml)")
+    codes = registry or load_registry()
     rules = tuple(_parse_rule(i, raw, codes) for i, raw in enumerate(data.get("rules") or ()))
     ids = [r.id for r in rules]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     _require(not duplicates, f"duplicate rule ids: {duplicates}")
-    return Catalog(codes=codes, rules=rules)
+    return Catalog(codes=codes.of_area("logs"), rules=rules, registry=codes)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,24 +1,16 @@
-"""Reason across ranks: derive findings no single line shows, then name the root cause.
-
-Root-cause ranking, in order:
-1. a finding explained by another present finding (catalog `explains`, a rule's own
-   `explained_by`, or the order of events: a watchdog stuck after an earlier collective timeout)
-   is a symptom, never the root cause;
-2. among the rest, lines from `cause` rules beat findings derived only from context ("weak":
-   NCCL versions differing between init banners, an init that stops in NVLS setup), which beat
-   `symptom` rules (a timeout or a reset alone is a root cause only when nothing deeper shows);
-3. then the earliest by timestamp (when both have one), then the deeper tier, then the first
-   seen in the input, then the lowest rank.
-With no FAIL at all, an application-class Xid (a warning) is still named as the root cause.
+"""Reason across ranks: derive findings no single line shows, then hand them to the one
+root-cause ranker (hyperpod_nccl.root_cause) with what it needs to know about their
+evidence: the roles of the lines that made them (cause, weak, symptom), each rule's own
+`explained_by`, the order of events where it matters, and the first time and position.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 
-from hyperpod_nccl.model import Finding, Priority, Status
+from hyperpod_nccl import root_cause
+from hyperpod_nccl.model import Basis, Finding, Priority, Status
 from hyperpod_nccl.rules.analyzer import LogAnalysis
 from hyperpod_nccl.rules.attribution import glog_clock, iso
 from hyperpod_nccl.rules.catalog import Catalog
@@ -31,7 +23,6 @@ from hyperpod_nccl.rules.titles import compose_title, format_hosts, format_ranks
 # outranks symptoms (timeouts, resets) but never a line that shows a cause, and with no
 # failure at all it is only a warning.
 VERSION_RULE = "derived-nccl-version-differs"
-_ROLE_RANK = {"cause": 0, "weak": 1, "symptom": 2}
 NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "RENDEZVOUS_FAILURE", "NCCL_TIMEOUT")
 _EC2_HOST = re.compile(r"^(?:ip-\d+-\d+-\d+-\d+|i-[0-9a-f]{8,17})")
 _BAD_INTERFACE = re.compile(r"^(?:lo|docker\d*|virbr\d*|veth.*)$")
@@ -230,38 +221,15 @@ def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None
             builder.processes |= {p for p, r in facts.comm_ranks.items() if r in builder.ranks}
 
 
-def _effective_rules(builder: FindingBuilder, catalog: Catalog, present: set[str]) -> list[str]:
-    """Contributing rules whose evidence is not already explained at rule level."""
-    effective = []
+def _rule_explainers(builder: FindingBuilder, catalog: Catalog) -> tuple[frozenset[str], ...]:
+    """Per contributing rule, the codes that explain its evidence when present."""
+    explainers = []
     for rule_id in builder.contributions:
         try:
-            explained_by = set(catalog.rule(rule_id).explained_by)
-        except KeyError:
-            explained_by = set()
-        if not explained_by & (present - {builder.code}):
-            effective.append(rule_id)
-    return effective
-
-
-def _role_rank(builder: FindingBuilder) -> int:
-    return min((_ROLE_RANK.get(role, 2) for role in builder.roles), default=2)
-
-
-def _compare(a: FindingBuilder, b: FindingBuilder) -> int:
-    if _role_rank(a) != _role_rank(b):
-        return _role_rank(a) - _role_rank(b)
-    a_first, b_first = a.first_occurrence(), b.first_occurrence()
-    a_time = time_key(a_first.timestamp) if a_first else None
-    b_time = time_key(b_first.timestamp) if b_first else None
-    if a_time is not None and b_time is not None and abs((a_time - b_time).total_seconds()) > 1:
-        return -1 if a_time < b_time else 1
-    if a.info.tier != b.info.tier:
-        return a.info.tier - b.info.tier
-    a_order = a.first.order if a.first else 0
-    b_order = b.first.order if b.first else 0
-    if a_order != b_order:
-        return a_order - b_order
-    return min(a.ranks, default=1 << 30) - min(b.ranks, default=1 << 30)
+            explainers.append(frozenset(catalog.rule(rule_id).explained_by))
+        except KeyError:  # derived evidence: no rule of the catalog, nothing explains it away
+            explainers.append(frozenset())
+    return tuple(explainers) or (frozenset(),)
 
 
 def _glog_start(builder: FindingBuilder) -> float | None:
@@ -283,67 +251,31 @@ def _later_than(cause: FindingBuilder, effect: FindingBuilder) -> bool:
     return then_clock - first_clock > 1
 
 
-def _explained_by_order(failing: dict[str, FindingBuilder]) -> dict[str, str]:
-    """Explanations that depend on the order of events, not on the codes alone: a watchdog
-    that reports itself stuck after a collective already timed out got stuck aborting that
-    collective (the heartbeat monitor fires minutes after the timeout), so the timeout is the
-    earlier failure. A heartbeat alarm with no earlier timeout keeps its own rank."""
-    timeout, hang = failing.get("NCCL_TIMEOUT"), failing.get("WATCHDOG_HANG")
-    if timeout is not None and hang is not None and _later_than(timeout, hang):
-        return {"WATCHDOG_HANG": "NCCL_TIMEOUT"}
-    return {}
+# Explanations that depend on the order of events, not on the codes alone: a watchdog that
+# reports itself stuck after a collective already timed out got stuck aborting that
+# collective (the heartbeat monitor fires minutes after the timeout), so the timeout is the
+# earlier failure. A heartbeat alarm with no earlier timeout keeps its own rank.
+_ORDER_EXPLAINS = {"WATCHDOG_HANG": ("NCCL_TIMEOUT",)}
 
 
-# Findings that may be the root cause while only a warning: an application-class Xid (13, 31,
-# 43, ...) is not proof of a faulty GPU, but when nothing failed it is still what went wrong.
-_WARN_ROOT_CAUSES = ("GPU_XID",)
+def _follows(builder: FindingBuilder, builders: dict[str, FindingBuilder]) -> frozenset[str]:
+    earlier = []
+    for cause in _ORDER_EXPLAINS.get(builder.code, ()):
+        other = builders.get(cause)
+        if other is not None and other.status is Status.FAIL and _later_than(other, builder):
+            earlier.append(cause)
+    return frozenset(earlier)
 
 
-def _warning_root_cause(builders: dict[str, FindingBuilder]) -> str | None:
-    for code in _WARN_ROOT_CAUSES:
-        builder = builders.get(code)
-        if builder is not None and builder.status is Status.WARN and "cause" in builder.roles:
-            return code
-    return None
-
-
-def rank_root_cause(
-    builders: dict[str, FindingBuilder], catalog: Catalog
-) -> tuple[str | None, dict[str, list[str]]]:
-    """The root-cause code (or None) and, per code, the present codes it explains."""
-    failing = {code: b for code, b in builders.items() if b.status is Status.FAIL}
-    if not failing:
-        return _warning_root_cause(builders), {}
-    present = set(failing)
-    active = {code for code, b in failing.items() if _effective_rules(b, catalog, present)}
-    explains: dict[str, list[str]] = {}
-    for code in active:
-        reach: list[str] = []
-        frontier = [code]
-        while frontier:
-            current = frontier.pop()
-            for target in catalog.codes[current].explains:
-                if target in present and target not in reach and target != code:
-                    reach.append(target)
-                    frontier.append(target)
-        explains[code] = sorted(reach)
-    explained = {
-        target
-        for code in active
-        for target in explains[code]
-        if not (_role_rank(failing[code]) == 1 and "cause" in failing[target].roles)
-    }
-    for effect, cause in _explained_by_order(failing).items():
-        if cause in active:
-            explained.add(effect)
-            explains[cause] = sorted(
-                {*explains[cause], effect, *explains.get(effect, [])} - {cause}
-            )
-    candidates = [b for code, b in failing.items() if code in active and code not in explained]
-    if not candidates:
-        return None, explains
-    candidates.sort(key=functools.cmp_to_key(_compare))
-    return candidates[0].code, explains
+def _basis(builder: FindingBuilder, builders: dict[str, FindingBuilder], catalog: Catalog) -> Basis:
+    first = builder.first_occurrence()
+    return Basis(
+        roles=frozenset(builder.roles) or frozenset({"symptom"}),
+        rule_explainers=_rule_explainers(builder, catalog),
+        follows=_follows(builder, builders),
+        order=builder.first.order if builder.first else 0,
+        time=time_key(first.timestamp) if first else None,
+    )
 
 
 def _stalled_ranks(facts: Facts) -> Finding | None:
@@ -364,7 +296,8 @@ def _stalled_ranks(facts: Facts) -> Finding | None:
     if facts.world_size and len(timed_out) < facts.world_size:
         silent = sorted(set(range(facts.world_size)) - set(timed_out))
     suspects = sorted(set(behind) | set(silent))
-    waiting = sorted(r for r, p in timed_out.items() if r not in behind)
+    behind_set = set(behind)
+    waiting = sorted(r for r in timed_out if r not in behind_set)
     op_text = f"{op} " if op else ""
     if suspects:
         title = (
@@ -437,7 +370,6 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
     _map_process_ranks(builders.values(), facts)
-    root, explains = rank_root_cause(builders, catalog)
     findings: list[Finding] = []
     for code, builder in builders.items():
         first = builder.first_occurrence()
@@ -451,10 +383,9 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
             hosts=sorted(builder.hosts),
             first_seen=_iso(first),
             evidence=[o.evidence() for o in _ordered_evidence(builder)],
-            root_cause=code == root,
-            explains=explains.get(code, []) if code == root else [],
             count=builder.count,
             details=dict(builder.details),
+            basis=_basis(builder, builders, catalog),
         )
         if finding.status is Status.FAIL:
             processes = sorted({(host, pid) for host, pid, _dev in builder.processes})
@@ -463,7 +394,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     stalled = _stalled_ranks(facts)
     if stalled is not None:
         findings.append(stalled)
-    return findings
+    return root_cause.rank(findings, catalog.registry)
 
 
 def _ordered_evidence(builder: FindingBuilder) -> list[Occurrence]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from hyperpod_nccl.codes import CodeInfo
 from hyperpod_nccl.model import Evidence, Status
-from hyperpod_nccl.rules.catalog import CodeInfo
 
 MAX_EVIDENCE = 6
 MAX_EVIDENCE_CHARS = 500

@@ -1,0 +1,195 @@
+"""The one registry of finding codes (codes.yaml): priority, tier, title, what each code
+explains, whether it can be a root cause, and its guide section. Validated at load, so a
+dangling edge, a cycle or a missing field never ships.
+
+This package depends on nothing but the findings model, so every layer can read it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from hyperpod_nccl.model import Priority
+
+AREAS = (
+    "logs",
+    "cluster",
+    "network",
+    "kubernetes",
+    "pods",
+    "env",
+    "versions",
+    "slurm",
+    "node",
+    "perf",
+    "analysis",
+)
+_KEYS = {
+    "area",
+    "priority",
+    "tier",
+    "title",
+    "explains",
+    "root_cause",
+    "root_when_warning",
+    "reference",
+}
+
+
+class CodeRegistryError(ValueError):
+    """codes.yaml is malformed; raised at load so a bad entry never ships silently."""
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    code: str
+    area: str
+    priority: Priority
+    tier: int
+    title: str
+    explains: tuple[str, ...]
+    can_be_root: bool
+    root_when_warning: bool
+    reference: str | None
+
+
+@dataclass(frozen=True)
+class CodeRegistry:
+    codes: Mapping[str, CodeInfo]
+
+    def __contains__(self, code: object) -> bool:
+        return code in self.codes
+
+    def __getitem__(self, code: str) -> CodeInfo:
+        return self.codes[code]
+
+    def get(self, code: str) -> CodeInfo | None:
+        return self.codes.get(code)
+
+    def tier(self, code: str) -> int:
+        info = self.codes.get(code)
+        return info.tier if info else max((i.tier for i in self.codes.values()), default=0) + 1
+
+    def of_area(self, *areas: str) -> dict[str, CodeInfo]:
+        return {c: i for c, i in self.codes.items() if i.area in areas}
+
+    @functools.cached_property
+    def reach(self) -> dict[str, frozenset[str]]:
+        """Per code, every code it explains directly or through others."""
+        closure: dict[str, frozenset[str]] = {}
+
+        def visit(code: str) -> frozenset[str]:
+            if code not in closure:
+                found: set[str] = set()
+                for target in self.codes[code].explains:
+                    found.add(target)
+                    found |= visit(target)
+                closure[code] = frozenset(found)
+            return closure[code]
+
+        for code in self.codes:
+            visit(code)
+        return closure
+
+
+def _fail(message: str) -> None:
+    raise CodeRegistryError(message)
+
+
+def _parse(code: str, raw: Any) -> CodeInfo:
+    if not re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*", code):
+        _fail(f"bad code name {code!r}")
+    if not isinstance(raw, dict):
+        _fail(f"code {code}: entry must be a mapping")
+    unknown = set(raw) - _KEYS
+    if unknown:
+        _fail(f"code {code}: unknown keys {sorted(unknown)}")
+    for key in ("area", "priority", "tier", "title"):
+        if key not in raw:
+            _fail(f"code {code}: missing {key}")
+    if raw["area"] not in AREAS:
+        _fail(f"code {code}: area must be one of {AREAS}")
+    reference = raw.get("reference")
+    if reference is not None and not re.fullmatch(r"[a-z-]+\.md#[a-z0-9-]+", str(reference)):
+        _fail(f"code {code}: reference must be file.md#anchor")
+    try:
+        priority = Priority(raw["priority"])
+    except ValueError:
+        _fail(f"code {code}: priority must be P0, P1 or P2")
+        raise
+    return CodeInfo(
+        code=code,
+        area=str(raw["area"]),
+        priority=priority,
+        tier=int(raw["tier"]),
+        title=str(raw["title"]),
+        explains=tuple(raw.get("explains") or ()),
+        can_be_root=bool(raw.get("root_cause", True)),
+        root_when_warning=bool(raw.get("root_when_warning", False)),
+        reference=str(reference) if reference is not None else None,
+    )
+
+
+def _check_graph(codes: Mapping[str, CodeInfo]) -> None:
+    for info in codes.values():
+        for target in info.explains:
+            if target not in codes:
+                _fail(f"code {info.code}: explains unknown code {target}")
+            if target == info.code:
+                _fail(f"code {info.code}: explains itself")
+        if not info.can_be_root and info.explains:
+            _fail(f"code {info.code}: a code that is never a root cause explains nothing")
+    # Depth-first search for a cycle: a cause graph with a loop would let two findings
+    # explain each other away and leave no root cause.
+    state: dict[str, int] = {}
+
+    def visit(code: str, path: list[str]) -> None:
+        state[code] = 1
+        for target in codes[code].explains:
+            if state.get(target) == 1:
+                _fail("explains has a cycle: " + " -> ".join([*path, code, target]))
+            if target not in state:
+                visit(target, [*path, code])
+        state[code] = 2
+
+    for code in codes:
+        if code not in state:
+            visit(code, [])
+
+
+def parse_registry(text: str) -> CodeRegistry:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(text, Loader=loader)
+    if not isinstance(data, dict):
+        _fail("codes.yaml must be a mapping of code -> entry")
+    codes = {str(code): _parse(str(code), raw) for code, raw in data.items()}
+    _check_graph(codes)
+    return CodeRegistry(codes)
+
+
+@functools.lru_cache(maxsize=1)
+def load_registry() -> CodeRegistry:
+    text = resources.files("hyperpod_nccl.codes").joinpath("codes.yaml").read_text("utf-8")
+    return parse_registry(text)
+
+
+def code_info(code: str) -> CodeInfo | None:
+    return load_registry().get(code)
+
+
+def default_priority(code: str) -> Priority:
+    """The registry's priority for `code`; P2 for a code it does not know."""
+    info = code_info(code)
+    return info.priority if info else Priority.P2
+
+
+def unknown_codes(codes: Iterable[str]) -> list[str]:
+    registry = load_registry()
+    return sorted({c for c in codes if c not in registry})
