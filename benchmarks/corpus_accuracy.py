@@ -35,7 +35,9 @@ from hyperpod_nccl.api import analyze_logs
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "tests" / "fixtures" / "corpus"
-DEFAULT_CORPORA = tuple(CORPUS_DIR / name for name in ("dev.jsonl", "extra.jsonl", "heldout.jsonl"))
+DEFAULT_CORPORA = tuple(
+    CORPUS_DIR / name for name in ("dev.jsonl", "extra.jsonl", "heldout.jsonl", "fresh.jsonl")
+)
 
 sys.path.insert(0, str(ROOT / "tests" / "logs"))
 from logmix import spread_case  # noqa: E402  (test helper, importable once on the path)

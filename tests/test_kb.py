@@ -52,6 +52,7 @@ LOG_CODES = [
     "POD_PENDING_RESOURCES",
     "POD_CRASHLOOP",
     "POD_IMAGE_PULL",
+    "UNCLASSIFIED_FAILURE",
 ]
 
 # Every other code the registry holds that points at a guide section: cluster state,

@@ -11,7 +11,9 @@ alike, over the one cause graph of the code registry.
 3. Among the rest: cause lines before weak ones before symptoms, then the earlier (when both
    have a time more than a second apart), then the deeper tier, the higher priority, the
    first seen in the input, the lowest rank, the code.
-4. With no FAIL, a WARN whose code may be a root while a warning (an application Xid, ranks
+4. A catch-all code (`fallback`: a failure line no rule classifies) is the root cause only
+   when no classified code is a candidate.
+5. With no FAIL, a WARN whose code may be a root while a warning (an application Xid, ranks
    that never reached a collective) is still named: null means nothing is wrong.
 """
 
@@ -88,6 +90,13 @@ def rank(findings: list[Finding], registry: CodeRegistry | None = None) -> list[
         if f.status in (Status.FAIL, Status.WARN) and f.code in explained_by:
             f.explained_by = sorted(explained_by[f.code] - {f.code})
     candidates = [failing[c] for c in active if c not in explained_by]
+    # A catch-all finding (a failure line no rule classifies) yields to any classified one.
+    classified = [f for f in candidates if not _is_fallback(registry, f.code)]
+    if classified:
+        for f in candidates:
+            if _is_fallback(registry, f.code):
+                f.explained_by = sorted(c.code for c in classified)
+        candidates = classified
     if candidates:
         root = _sorted(registry, candidates)[0]
         below = _symptoms_of(root.code, reach, present)
@@ -105,6 +114,11 @@ def rank(findings: list[Finding], registry: CodeRegistry | None = None) -> list[
     if warned and not failing:
         _sorted(registry, warned)[0].root_cause = True
     return findings
+
+
+def _is_fallback(registry: CodeRegistry, code: str) -> bool:
+    info = registry.get(code)
+    return info is not None and info.fallback
 
 
 def _reach(registry: CodeRegistry, code: str, active: set[str]) -> frozenset[str]:

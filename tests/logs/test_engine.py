@@ -81,3 +81,13 @@ def test_invalid_utf8_is_decoded_with_replacement() -> None:
     data = b"\xff\xfe garbage \xc3\x28 Connection reset by peer\n"
     hits = list(scan_stream(io.BytesIO(data), make_prefilter(CATALOG.rules)))
     assert len(hits) == 1 and "Connection reset by peer" in hits[0].text
+
+
+def test_hyperscan_cache_is_keyed_by_rule_positions_too(tmp_path: Path) -> None:
+    """A benign rule added early shifts every scanned rule's catalog index while the scanned
+    expressions stay the same; a cache keyed by expressions alone served stale ids."""
+    from hyperpod_nccl.rules.engine import _cache_file
+
+    same = [b"NCCL WARN", b"Killed"]
+    assert _cache_file([1, 2], same, tmp_path) != _cache_file([2, 3], same, tmp_path)
+    assert _cache_file([1, 2], same, tmp_path) == _cache_file([1, 2], same, tmp_path)

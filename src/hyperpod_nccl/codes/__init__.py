@@ -39,6 +39,7 @@ _KEYS = {
     "explains",
     "root_cause",
     "root_when_warning",
+    "fallback",
     "reference",
 }
 
@@ -57,6 +58,7 @@ class CodeInfo:
     explains: tuple[str, ...]
     can_be_root: bool
     root_when_warning: bool
+    fallback: bool  # a catch-all: the root cause only when no other code is a candidate
     reference: str | None
 
 
@@ -133,6 +135,7 @@ def _parse(code: str, raw: Any) -> CodeInfo:
         explains=tuple(raw.get("explains") or ()),
         can_be_root=bool(raw.get("root_cause", True)),
         root_when_warning=bool(raw.get("root_when_warning", False)),
+        fallback=bool(raw.get("fallback", False)),
         reference=str(reference) if reference is not None else None,
     )
 

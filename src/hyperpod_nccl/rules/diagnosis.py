@@ -194,6 +194,29 @@ def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
         builder.status = Status.WARN
 
 
+UNCLASSIFIED = "UNCLASSIFIED_FAILURE"
+
+
+def _settle_unclassified(builders: dict[str, FindingBuilder]) -> None:
+    """Failure lines no rule classifies: with a classified failure present they are context
+    (INFO), else the finding names the earliest of them, across ranks."""
+    builder = builders.get(UNCLASSIFIED)
+    if builder is None:
+        return
+    if any(b.status is Status.FAIL for c, b in builders.items() if c != UNCLASSIFIED):
+        builder.status = Status.INFO
+    first = builder.first_occurrence()
+    if first is not None and builder.title is None:
+        where = format_ranks([first.rank]) if first.rank is not None else ""
+        if first.host:
+            where = f"{where} on {first.host}" if where else f"on {first.host}"
+        builder.title = (
+            "a failure no rule classifies"
+            + (f", first {where}" if where else "")
+            + f": {first.text.strip()[:200]}"
+        )
+
+
 def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None:
     """Fill in ranks and hosts from what NCCL's communicator lines tell: a line with NCCL's
     host:pid:tid [dev] prefix, or a kernel line naming a pid on a host, belongs to the rank that
@@ -369,6 +392,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_nvls_stall(analysis, builders, catalog)
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
+    _settle_unclassified(builders)
     _map_process_ranks(builders.values(), facts)
     findings: list[Finding] = []
     for code, builder in builders.items():

@@ -81,7 +81,7 @@ class HyperscanPrefilter:
         expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
         self.unsupported: tuple[str, ...] = ()
         self._fallback: RegexPrefilter | None = None
-        cache = _cache_file(expressions, cache_dir)
+        cache = _cache_file([r.index for r in rules], expressions, cache_dir)
         db = _load_cached(cache)
         if db is None:
             try:
@@ -132,9 +132,12 @@ def _compile(ids: list[int], expressions: list[bytes]) -> Any:
     return db
 
 
-def _cache_file(expressions: list[bytes], cache_dir: Path | None) -> Path | None:
+def _cache_file(ids: list[int], expressions: list[bytes], cache_dir: Path | None) -> Path | None:
     base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    # The ids are the rules' catalog positions: a rule added before others (a benign one,
+    # which is not scanned) shifts them while the expressions stay the same.
     digest = hashlib.sha256(b"\0".join(expressions))
+    digest.update(",".join(map(str, ids)).encode())
     digest.update(str(getattr(_hyperscan, "__version__", "")).encode())
     return base / "hyperpod-nccl" / f"hyperscan-{digest.hexdigest()[:32]}.db"
 
