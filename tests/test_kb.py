@@ -56,6 +56,7 @@ LOG_CODES = [
 # Cluster-state codes (contract.md) and the codes the analysis and perf checks emit.
 STATE_CODES = [
     "SG_SELF_REFERENCE_MISSING",
+    "EFA_TRAFFIC_BLOCKED",
     "NETWORK_POLICY_BLOCKING",
     "SLURM_NODE_DOWN",
     "SLURM_NODE_DRAIN",

@@ -30,7 +30,12 @@ STATE_CODES: dict[str, tuple[int, tuple[str, ...]]] = {
     ),
     "SG_SELF_REFERENCE_MISSING": (
         1,
-        (*_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS, "EFA_ERROR", "MASTER_ADDR_DNS"),
+        (*_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS, "EFA_ERROR", "MASTER_ADDR_DNS", "EFA_TRAFFIC_BLOCKED"),
+    ),
+    # The rules let TCP through but not EFA: EFA connections fail or hang, or NCCL uses sockets.
+    "EFA_TRAFFIC_BLOCKED": (
+        1,
+        ("EFA_ERROR", "EFA_TCP_FALLBACK", "NCCL_TIMEOUT", "WATCHDOG_HANG", "PEER_EXITED"),
     ),
     "NETWORK_POLICY_BLOCKING": (1, (*_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS, "MASTER_ADDR_DNS")),
     "HEADLESS_SERVICE_MISSING": (1, ("MASTER_ADDR_DNS", *_NETWORK_SYMPTOMS, *_JOB_SYMPTOMS)),
