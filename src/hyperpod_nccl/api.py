@@ -178,10 +178,14 @@ def analyze_snapshot(
     findings += permission_findings(snapshot, findings)
     findings += coverage_findings(snapshot, PROBE_RESULTS)
     findings = rank_root_cause(findings)
+    # Skipped and partial checks, and findings that say why a whole area was not looked at
+    # (no Kubernetes access), with the fix in the reason.
     not_checked = [
-        NotChecked(str(f.details.get("check") or f.code), f.title)
+        NotChecked(
+            str(f.details.get("check") or f.code), str(f.details.get("not_checked") or f.title)
+        )
         for f in findings
-        if f.status in (Status.SKIPPED, Status.INCOMPLETE)
+        if f.status in (Status.SKIPPED, Status.INCOMPLETE) or f.details.get("not_checked")
     ]
     # What the run collected, not what an escalation bundle added (reports, summary), so a
     # replay counts the same as the run that saved it.
