@@ -54,6 +54,17 @@ STATE_CODES: dict[str, tuple[int, tuple[str, ...]]] = {
             "NCCL_TIMEOUT",
         ),
     ),
+    # HyperPod could not reboot or replace a faulty node (a cluster event): it stays out.
+    "NODE_RECOVERY_FAILED": (
+        2,
+        (
+            "NODE_NOT_READY",
+            "POD_PENDING_RESOURCES",
+            "EXTERNAL_SIGNAL",
+            "PEER_EXITED",
+            "NCCL_TIMEOUT",
+        ),
+    ),
     "NODE_NOT_READY": (
         2,
         ("POD_PENDING_RESOURCES", "EXTERNAL_SIGNAL", "PEER_EXITED", "NCCL_TIMEOUT"),
