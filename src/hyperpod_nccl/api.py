@@ -168,6 +168,7 @@ def analyze_snapshot(
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
     from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
     from hyperpod_nccl.checks import run_checks
+    from hyperpod_nccl.checks.fill import fill_commands
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
     from hyperpod_nccl.collect.run import PROBE_RESULTS
 
@@ -177,6 +178,7 @@ def analyze_snapshot(
     findings = run_checks(snapshot, areas)
     findings += permission_findings(snapshot, findings)
     findings += coverage_findings(snapshot, PROBE_RESULTS)
+    fill_commands(findings, snapshot)  # before ranking merges findings and their hosts
     findings = rank_root_cause(findings)
     # Skipped and partial checks, and findings that say why a whole area was not looked at
     # (no Kubernetes access), with the fix in the reason.
