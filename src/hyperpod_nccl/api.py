@@ -170,6 +170,7 @@ def analyze_snapshot(
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
     from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
     from hyperpod_nccl.checks import run_checks
+    from hyperpod_nccl.checks.fill import fill_commands
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
     from hyperpod_nccl.collect.run import PROBE_RESULTS
 
@@ -179,11 +180,16 @@ def analyze_snapshot(
     findings = run_checks(snapshot, areas)
     findings += permission_findings(snapshot, findings)
     findings += coverage_findings(snapshot, PROBE_RESULTS)
+    fill_commands(findings, snapshot)  # before ranking merges findings and their hosts
     findings = rank_root_cause(findings)
+    # Skipped and partial checks, and findings that say why a whole area was not looked at
+    # (no Kubernetes access), with the fix in the reason.
     not_checked = [
-        NotChecked(str(f.details.get("check") or f.code), f.title)
+        NotChecked(
+            str(f.details.get("check") or f.code), str(f.details.get("not_checked") or f.title)
+        )
         for f in findings
-        if f.status in (Status.SKIPPED, Status.INCOMPLETE)
+        if f.status in (Status.SKIPPED, Status.INCOMPLETE) or f.details.get("not_checked")
     ]
     # What the run collected, not what an escalation bundle added (reports, summary), so a
     # replay counts the same as the run that saved it.

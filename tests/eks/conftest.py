@@ -52,14 +52,19 @@ def lab(moto: MotoServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     started: list[FakeApiServer] = []
 
     def bring_up(
-        name: str, *, token: str | None = None, extra_contexts: dict[str, str] | None = None
+        name: str | Path,
+        *,
+        token: str | None = None,
+        extra_contexts: dict[str, str] | None = None,
     ) -> Lab:
+        """`name` is a scenario under tests/fixtures/eks, or the path of one written by a test."""
         moto.reset()
-        kube = FakeApiServer(SCENARIOS / name).start()
+        folder = SCENARIOS / name  # an absolute path stays itself
+        kube = FakeApiServer(folder).start()
         started.append(kube)
-        world = build_world(moto, load_scenario(SCENARIOS / name), kube.url)
+        world = build_world(moto, load_scenario(folder), kube.url)
         kubeconfig = write_kubeconfig(
-            tmp_path / f"kubeconfig-{name}",
+            tmp_path / f"kubeconfig-{folder.name}",
             kube.url,
             world.eks_arn or "unknown",
             token or kube.token,

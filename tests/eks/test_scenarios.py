@@ -67,11 +67,26 @@ def test_missing_sg_self_reference_and_efa_tcp_fallback(lab: Any) -> None:
     found = by_code(report)
     root = report.root_cause
     assert root is not None and root.code == "SG_SELF_REFERENCE_MISSING"
-    assert "no inbound all-traffic rule" in root.title
+    assert (root.status, root.priority) == (Status.FAIL, Priority.P0)
+    assert "no inbound self-reference" in root.title
+    # The default egress rule (all traffic to 0.0.0.0/0) lets TCP out but not EFA.
     assert (
-        "outbound" not in root.title.split(":", 1)[1].split("has no")[1]
-    )  # default egress allows all
+        "no outbound self-reference (all traffic to 0.0.0.0/0 lets TCP out, not EFA)" in root.title
+    )
+    assert [m["direction"] for m in root.details["missing"]] == ["inbound", "outbound"]
+    # Only port 22 comes in, so TCP is blocked too: not the EFA-only finding.
+    assert "EFA_TRAFFIC_BLOCKED" not in found
     assert {"NET_UNREACHABLE", "NCCL_TIMEOUT"} <= set(root.explains)
+    group = env.world.security_groups["hyperpod-efa"]
+    commands = [c.command for c in root.suggested_commands]
+    assert any(
+        c.startswith(f"aws ec2 authorize-security-group-ingress --group-id {group} ")
+        for c in commands
+    )
+    assert any(
+        c.startswith(f"aws ec2 authorize-security-group-egress --group-id {group} ")
+        for c in commands
+    )
     efa = found["EFA_COUNT_MISMATCH"][0]
     assert efa.status is Status.FAIL and efa.priority is Priority.P0
     assert "asks for 0 of 32 EFA" in efa.title
@@ -84,9 +99,20 @@ def test_missing_sg_self_reference_and_efa_tcp_fallback(lab: Any) -> None:
     )
 
 
-def test_sg_reference_to_another_cluster_group_counts(lab: Any) -> None:
-    """Inbound from a second group of the cluster (an instance-group override) counts as a
-    self-reference; a group of the cluster that allows nothing in does not."""
+def _allow(ec2: Any, direction: str, group: str, peer: str) -> None:
+    call = (
+        ec2.authorize_security_group_ingress
+        if direction == "in"
+        else ec2.authorize_security_group_egress
+    )
+    call(
+        GroupId=group, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": peer}]}]
+    )
+
+
+def test_sg_reference_to_another_cluster_group_counts_where_both_sides_allow(lab: Any) -> None:
+    """Instance groups on different security groups: a rule of one naming the other's group
+    counts only where the sender's outbound and the receiver's inbound rule both allow it."""
     env: Lab = lab("healthy")
     import boto3
 
@@ -94,18 +120,15 @@ def test_sg_reference_to_another_cluster_group_counts(lab: Any) -> None:
     vpc = ec2.describe_vpcs()["Vpcs"][0]["VpcId"]
     a = ec2.create_security_group(GroupName="cluster-a", Description="a", VpcId=vpc)["GroupId"]
     b = ec2.create_security_group(GroupName="override-b", Description="b", VpcId=vpc)["GroupId"]
-    ec2.authorize_security_group_ingress(
-        GroupId=a, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": b}]}]
-    )
+    for group in (a, b):
+        _allow(ec2, "in", group, group)
+        _allow(ec2, "out", group, group)
+    _allow(ec2, "in", a, b)  # a admits b's nodes
     backend = env.moto.backend("sagemaker", env.world.region)
     cluster = backend.clusters[env.world.cluster_name]
     cluster.vpc_config["SecurityGroupIds"] = [a]
-    cluster.instance_groups[0]["OverrideVpcConfig"] = {
-        "SecurityGroupIds": [a],
-        "Subnets": cluster.vpc_config["Subnets"],
-    }
     report = env.diagnose()
-    assert statuses(report, "SG_SELF_REFERENCE_MISSING") == ["FAIL"]  # b lists no group yet
+    assert statuses(report, "SG_SELF_REFERENCE_MISSING") == ["PASS"]  # b is on no node yet
     cluster.instance_groups.append(
         {
             **cluster.instance_groups[0],
@@ -118,13 +141,19 @@ def test_sg_reference_to_another_cluster_group_counts(lab: Any) -> None:
     )
     report = env.diagnose()
     sg = by_code(report)["SG_SELF_REFERENCE_MISSING"][0]
-    assert sg.status is Status.FAIL
-    assert (
-        "override-group" in sg.title and "worker-group-1 (" not in sg.title
-    )  # a now allows from b
-    ec2.authorize_security_group_ingress(
-        GroupId=b, IpPermissions=[{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": a}]}]
-    )
+    assert (sg.status, sg.priority) == (Status.FAIL, Priority.P0)
+    missing = {
+        (m["instance_group"], m["direction"], m["peer_instance_group"])
+        for m in sg.details["missing"]
+    }
+    assert missing == {
+        ("override-group", "outbound", "worker-group-1"),  # b sends to a only by 0.0.0.0/0
+        ("worker-group-1", "outbound", "override-group"),
+        ("override-group", "inbound", "worker-group-1"),
+    }
+    _allow(ec2, "out", b, a)
+    _allow(ec2, "out", a, b)
+    _allow(ec2, "in", b, a)
     report = env.diagnose()
     assert statuses(report, "SG_SELF_REFERENCE_MISSING") == ["PASS"]
 
@@ -198,8 +227,13 @@ def test_failed_node_under_the_job(lab: Any) -> None:
     assert not_ready.priority is Priority.P0  # a job pod runs there
     recovery = found["NODE_RECOVERY_DISABLED"][0]
     assert recovery.status is Status.FAIL and "will not be replaced" in recovery.title
-    events = found["CLUSTER_EVENTS"][0]
-    assert events.status is Status.WARN and "Deep health check failed" in events.title
+    # The Error event is evidence for the instance it names, in the same finding.
+    assert any(
+        "Error i-00005a3c7e9b1d201: Deep health check failed" in e.text
+        for f in health
+        for e in f.evidence
+    )
+    assert statuses(report, "CLUSTER_EVENTS") == ["INFO"]  # the count of events, no finding
     assert report.root_cause is not None and report.root_cause.code == "HEALTH_CHECK_FAILED"
 
 

@@ -24,6 +24,8 @@ CHECK_MODULES: list[str] = [
     "hyperpod_nccl.checks.node_host",
     "hyperpod_nccl.checks.node_cross",
     "hyperpod_nccl.checks.cluster",
+    "hyperpod_nccl.checks.cluster_events",
+    "hyperpod_nccl.checks.security_groups",
     "hyperpod_nccl.checks.network",
     "hyperpod_nccl.checks.kubernetes",
     "hyperpod_nccl.checks.pods",

@@ -1,6 +1,6 @@
 """Cluster-level checks from the SageMaker and EC2 APIs: cluster status, automatic node
-recovery, the node census over every node, instance-type capabilities and cluster events in
-the time window."""
+recovery, the node census over every node and instance-type capabilities (cluster events are
+`hyperpod_nccl.checks.cluster_events`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hyperpod_nccl.checks.common import (
     read_only,
     unavailable,
 )
-from hyperpod_nccl.collect.hyperpod import CLUSTER, EVENTS, NODES
+from hyperpod_nccl.collect.hyperpod import CLUSTER, NODES
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 
@@ -292,72 +292,3 @@ def instance_types(snapshot: Snapshot) -> list[Finding]:
             )
         )
     return findings
-
-
-def _window_text(snapshot: Snapshot) -> str:
-    seconds = int(snapshot.meta.get("since_seconds") or 0)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds and seconds % size == 0:
-            return f"in the last {seconds // size}{unit}"
-    return f"in the last {seconds}s"
-
-
-@check("cluster.events", "cluster", ["CLUSTER_EVENTS"])
-def cluster_events(snapshot: Snapshot) -> list[Finding]:
-    code = "CLUSTER_EVENTS"
-    window = _window_text(snapshot)
-    gap = unavailable(
-        snapshot, [EVENTS], code, Priority.P1, "cluster events", check="cluster.events"
-    )
-    if gap:
-        return [gap]
-    data = doc(snapshot, EVENTS)
-    events: list[dict[str, Any]] = data.get("Events", [])
-    levels = Counter(str(e.get("EventLevel") or "Info") for e in events)
-    serious = [e for e in events if e.get("EventLevel") in ("Error", "Warn")]
-    if data.get("Truncated"):
-        return [
-            finding(
-                code,
-                Status.INCOMPLETE,
-                Priority.P1,
-                f"more cluster events {window} than were read ({len(events)}); narrow --since",
-                check="cluster.events",
-            )
-        ]
-    if not serious:
-        return [
-            finding(
-                code,
-                Status.PASS,
-                Priority.P1,
-                f"no error or warning cluster events {window} ({plural(len(events), 'event')} in all)",
-                check="cluster.events",
-                details={"levels": dict(levels)},
-            )
-        ]
-    errors = [e for e in serious if e.get("EventLevel") == "Error"]
-    shown = sorted(serious, key=lambda e: str(e.get("EventTime", "")))
-    return [
-        finding(
-            code,
-            Status.WARN if errors else Status.INFO,
-            Priority.P1,
-            f"{plural(len(errors), 'error event')} and "
-            f"{plural(len(serious) - len(errors), 'warning event')} {window}: "
-            + str(shown[-1].get("Description", ""))[:160],
-            check="cluster.events",
-            hosts=[str(e["InstanceId"]) for e in serious if e.get("InstanceId")],
-            evidence=[
-                evidence(
-                    EVENTS,
-                    f"{e.get('EventTime')} {e.get('EventLevel')} {e.get('ResourceType')} "
-                    f"{e.get('InstanceId') or e.get('InstanceGroupName') or ''}: "
-                    f"{e.get('Description', '')}",
-                )
-                for e in shown[-10:]
-            ],
-            first_seen=str(shown[0].get("EventTime")) if shown else None,
-            details={"levels": dict(levels)},
-        )
-    ]

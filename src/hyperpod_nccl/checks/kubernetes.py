@@ -56,13 +56,16 @@ _ACCESS_CODES = {
     ["K8S_UNREACHABLE", "K8S_UNAUTHENTICATED", "K8S_WRONG_CONTEXT"],
 )
 def access(snapshot: Snapshot) -> list[Finding]:
+    """Whether this run could read the cluster's Kubernetes API. A missing, refused or
+    misdirected kubeconfig is about this machine, not the cluster: a P1 WARN and a not-checked
+    entry with the command that fixes access, never a FAIL."""
     info = cached(snapshot, ACCESS)
     if info is None:
         return [
             finding(
                 "K8S_UNREACHABLE",
                 Status.SKIPPED,
-                Priority.P0,
+                Priority.P1,
                 f"Kubernetes not checked: {snapshot.why_missing(ACCESS)}",
                 check="kubernetes.access",
             )
@@ -73,28 +76,38 @@ def access(snapshot: Snapshot) -> list[Finding]:
             finding(
                 "K8S_WRONG_CONTEXT",
                 Status.PASS if not info.get("note") else Status.INFO,
-                Priority.P0,
+                Priority.P1,
                 f"Kubernetes API {info.get('server')} (context {info.get('context')}, "
                 f"{info.get('version')}) is the cluster's EKS cluster{note}",
                 check="kubernetes.access",
             )
         ]
     code = _ACCESS_CODES.get(str(info.get("kind")), "K8S_UNREACHABLE")
+    fix = str(info.get("fix") or "")
     return [
         finding(
             code,
-            Status.FAIL,
-            Priority.P0,
-            f"{info.get('message')}; every Kubernetes check was skipped",
+            Status.WARN,
+            Priority.P1,
+            f"Kubernetes checks not run: {info.get('message')}",
             check="kubernetes.access",
             commands=[
                 SuggestedCommand(
-                    purpose="point the kubeconfig at the cluster's EKS cluster and refresh its credentials",
-                    command=str(info.get("fix")),
-                    blast_radius="writes your local kubeconfig only",
+                    purpose="give this machine access to the cluster's EKS cluster, then run "
+                    "diagnose again",
+                    command=fix,
+                    blast_radius="writes your local kubeconfig only"
+                    if fix.startswith("aws eks update-kubeconfig")
+                    else "",
                 )
-            ],
-            details={"kind": info.get("kind")},
+            ]
+            if fix
+            else [],
+            details={
+                "kind": info.get("kind"),
+                "not_checked": f"every Kubernetes check: {info.get('message')}"
+                + (f"; to fix: {fix}" if fix else ""),
+            },
         )
     ]
 

@@ -1,26 +1,15 @@
-"""Network reachability between the job's nodes and pods: the security groups of the cluster
-and of instance-group overrides (inbound and outbound self-reference), NetworkPolicies
-evaluated with Kubernetes semantics, and the headless Service behind MASTER_ADDR."""
+"""Network reachability between the job's pods: NetworkPolicies evaluated with Kubernetes
+semantics, and the headless Service behind MASTER_ADDR. The security groups between the nodes
+are checked in `hyperpod_nccl.checks.security_groups`."""
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import (
-    cached,
-    doc,
-    evidence,
-    finding,
-    listed,
-    plural,
-    read_only,
-    unavailable,
-)
+from hyperpod_nccl.checks.common import cached, evidence, finding, listed, plural, read_only
 from hyperpod_nccl.checks.jobsel import job_scope
 from hyperpod_nccl.collect.eks import list_item
-from hyperpod_nccl.collect.hyperpod import CLUSTER, SECURITY_GROUPS, SUBNETS, security_group_ids
 from hyperpod_nccl.kube.netpol import NAMESPACE_NAME_LABEL, blocked_between, dns_blocked, endpoint
 from hyperpod_nccl.kube.objects import (
     Obj,
@@ -33,175 +22,8 @@ from hyperpod_nccl.kube.objects import (
     spec,
 )
 from hyperpod_nccl.kube.selectors import matches
-from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot
-
-_WHOLE_INTERNET = ipaddress.ip_network("0.0.0.0/0")
-
-
-# ---------------------------------------------------------------------- security groups
-def _all_traffic(permission: dict[str, Any]) -> bool:
-    return str(permission.get("IpProtocol")) == "-1"
-
-
-def _direction_ok(
-    permissions: list[dict[str, Any]], own: set[str], cidrs: list[ipaddress.IPv4Network]
-) -> str | None:
-    """How all-traffic between cluster nodes is allowed in one direction, or None."""
-    for perm in permissions:
-        if not _all_traffic(perm):
-            continue
-        for pair in perm.get("UserIdGroupPairs") or []:
-            if pair.get("GroupId") in own:
-                return f"all traffic with {pair['GroupId']}"
-        for block in perm.get("IpRanges") or []:
-            try:
-                net = ipaddress.ip_network(str(block.get("CidrIp")), strict=False)
-            except ValueError:
-                continue
-            if net == _WHOLE_INTERNET or (cidrs and all(c.subnet_of(net) for c in cidrs)):  # type: ignore[arg-type]
-                return f"all traffic with {net}"
-    return None
-
-
-def _rules_text(permissions: list[dict[str, Any]]) -> str:
-    rules = []
-    for perm in permissions:
-        peers = [g.get("GroupId", "") for g in perm.get("UserIdGroupPairs") or []]
-        peers += [r.get("CidrIp", "") for r in perm.get("IpRanges") or []]
-        ports = (
-            f"{perm.get('FromPort', '')}-{perm.get('ToPort', '')}" if "FromPort" in perm else "all"
-        )
-        rules.append(
-            f"protocol {perm.get('IpProtocol')} ports {ports} from/to {','.join(peers) or '-'}"
-        )
-    return "; ".join(rules) or "no rules"
-
-
-def _subnet_cidrs(snapshot: Snapshot, subnet_ids: list[str]) -> list[ipaddress.IPv4Network]:
-    subnets = doc(snapshot, SUBNETS).get("Subnets", [])
-    by_id = {s.get("SubnetId"): s.get("CidrBlock") for s in subnets}
-    found = []
-    for sid in subnet_ids:
-        if by_id.get(sid):
-            found.append(ipaddress.IPv4Network(str(by_id[sid]), strict=False))
-    return found
-
-
-def _instance_group_sgs(cluster: dict[str, Any]) -> list[tuple[str, list[str], list[str]]]:
-    base = cluster.get("VpcConfig") or {}
-    result = []
-    for group in cluster.get("InstanceGroups") or []:
-        override = group.get("OverrideVpcConfig") or {}
-        sgs = override.get("SecurityGroupIds") or base.get("SecurityGroupIds") or []
-        subnets = override.get("Subnets") or base.get("Subnets") or []
-        result.append((str(group.get("InstanceGroupName")), list(sgs), list(subnets)))
-    return result
-
-
-def _fix_commands(group_id: str, region: str) -> list[SuggestedCommand]:
-    return [
-        read_only(
-            "confirm the group's rules (read-only)",
-            f"aws ec2 describe-security-groups --group-ids {group_id} --region {region}",
-        ),
-        SuggestedCommand(
-            purpose="allow all inbound traffic from the group itself (EFA needs every protocol)",
-            command=(
-                f"aws ec2 authorize-security-group-ingress --group-id {group_id} "
-                f"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{{GroupId={group_id}}}]' "
-                f"--region {region}"
-            ),
-            preconditions="ec2:AuthorizeSecurityGroupIngress; run it yourself",
-            blast_radius="every instance in this security group can reach the others on all ports",
-        ),
-        SuggestedCommand(
-            purpose="allow all outbound traffic to the group itself",
-            command=(
-                f"aws ec2 authorize-security-group-egress --group-id {group_id} "
-                f"--ip-permissions 'IpProtocol=-1,UserIdGroupPairs=[{{GroupId={group_id}}}]' "
-                f"--region {region}"
-            ),
-            preconditions="ec2:AuthorizeSecurityGroupEgress; run it yourself",
-            blast_radius="every instance in this security group can reach the others on all ports",
-        ),
-    ]
-
-
-@check("network.security-groups", "network", ["SG_SELF_REFERENCE_MISSING"])
-def security_groups(snapshot: Snapshot) -> list[Finding]:
-    code = "SG_SELF_REFERENCE_MISSING"
-    gap = unavailable(
-        snapshot,
-        [CLUSTER, SECURITY_GROUPS],
-        code,
-        Priority.P0,
-        "security-group self-reference",
-        check="network.security-groups",
-    )
-    if gap:
-        return [gap]
-    cluster = doc(snapshot, CLUSTER)
-    own = set(security_group_ids(cluster))
-    described = {g["GroupId"]: g for g in doc(snapshot, SECURITY_GROUPS).get("SecurityGroups", [])}
-    region = str(snapshot.meta.get("region"))
-    problems: list[str] = []
-    evidence_lines = []
-    ok_lines = []
-    commands: list[SuggestedCommand] = []
-    absent = sorted(own - set(described))
-    for group_name, sgs, subnets in _instance_group_sgs(cluster):
-        if not sgs:
-            continue
-        cidrs = _subnet_cidrs(snapshot, subnets)
-        perms_in = [p for sg in sgs for p in described.get(sg, {}).get("IpPermissions", [])]
-        perms_out = [p for sg in sgs for p in described.get(sg, {}).get("IpPermissionsEgress", [])]
-        for direction, perms in (("inbound", perms_in), ("outbound", perms_out)):
-            how = _direction_ok(perms, own, cidrs)
-            if how:
-                ok_lines.append(f"{group_name} {direction}: {how}")
-                continue
-            problems.append(f"{group_name} ({', '.join(sgs)}) has no {direction} all-traffic rule")
-            evidence_lines.append(
-                evidence(SECURITY_GROUPS, f"{', '.join(sgs)} {direction}: {_rules_text(perms)}")
-            )
-            if not commands:
-                commands = _fix_commands(sgs[0], region)
-    if absent and not problems:
-        return [
-            finding(
-                code,
-                Status.INCOMPLETE,
-                Priority.P0,
-                f"security groups not returned by EC2: {listed(absent)}",
-                check="network.security-groups",
-            )
-        ]
-    if problems:
-        return [
-            finding(
-                code,
-                Status.FAIL,
-                Priority.P0,
-                "security groups do not allow all traffic between the cluster's nodes "
-                "(a self-reference or a reference to another of the cluster's groups, inbound "
-                "and outbound): " + listed(problems),
-                check="network.security-groups",
-                evidence=evidence_lines,
-                commands=commands,
-                details={"cluster_groups": sorted(own)},
-            )
-        ]
-    return [
-        finding(
-            code,
-            Status.PASS,
-            Priority.P0,
-            f"security groups allow all traffic between the cluster's nodes ({plural(len(own), 'group')})",
-            check="network.security-groups",
-            details={"allowed_by": ok_lines},
-        )
-    ]
 
 
 # ---------------------------------------------------------------------- NetworkPolicies

@@ -10,7 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.collect.k8s import KubeAccessError, Kubeconfig, KubeReader, choose_context
+from hyperpod_nccl.collect.k8s import (
+    UPDATE_KUBECONFIG,
+    KubeAccessError,
+    Kubeconfig,
+    KubeReader,
+    choose_context,
+)
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.kube.jobs import group_job_pods
 from hyperpod_nccl.kube.objects import (
@@ -84,16 +90,16 @@ def _reason(exc: KubeAccessError) -> str:
 def _connect(
     snapshot: Snapshot, options: DiagnoseOptions, eks: Obj | None, eks_name: str | None
 ) -> KubeReader | None:
-    fix = (
-        f"aws eks update-kubeconfig --name {eks_name or '<eks-cluster>'} --region {options.region}"
-    )
+    fix = UPDATE_KUBECONFIG.replace("<region>", options.region)
+    if eks_name:
+        fix = fix.replace("<eks-cluster>", eks_name)
     eks_cluster = (eks or {}).get("cluster") or {}
     try:
         kubeconfig = Kubeconfig.load(options.kubeconfig)
         context, note = choose_context(
             kubeconfig, options.context, eks_cluster.get("endpoint"), eks_cluster.get("arn"), fix
         )
-        reader = KubeReader.connect(kubeconfig, context)
+        reader = KubeReader.connect(kubeconfig, context, refresh=fix)
         version = reader.version()
     except KubeAccessError as exc:
         snapshot.put_json(

@@ -27,6 +27,9 @@ from kubernetes.client.exceptions import ApiException
 from hyperpod_nccl.collect.aws import ReadOnlyViolation
 
 PAGE_LIMIT = 500
+# What to run when the kubeconfig is missing or stale; callers that know the EKS cluster's
+# name and region pass the command filled in (see `KubeReader.connect`).
+UPDATE_KUBECONFIG = "aws eks update-kubeconfig --name <eks-cluster> --region <region>"
 REQUEST_TIMEOUT = (10, 60)  # connect, read (seconds)
 
 # kind -> (API prefix, plural, namespaced). Only these can be listed.
@@ -89,11 +92,8 @@ class Kubeconfig:
         paths = [p for p in raw.split(os.pathsep) if p]
         existing = [p for p in paths if Path(p).expanduser().is_file()]
         if not existing:
-            raise KubeAccessError(
-                "no_config",
-                f"no kubeconfig found at {raw}",
-                "aws eks update-kubeconfig --name <eks-cluster> --region <region>",
-            )
+            # No fix here: the caller knows the EKS cluster and fills the command in.
+            raise KubeAccessError("no_config", f"no kubeconfig found at {raw}")
         clusters: dict[str, str] = {}
         contexts: dict[str, tuple[str, str]] = {}
         current: str | None = None
@@ -180,7 +180,9 @@ def choose_context(
     )
 
 
-def _classify(exc: BaseException, what: str, server: str) -> KubeAccessError:
+def _classify(
+    exc: BaseException, what: str, server: str, refresh: str = UPDATE_KUBECONFIG
+) -> KubeAccessError:
     if isinstance(exc, ApiException):
         if exc.status == 401:
             return KubeAccessError(
@@ -188,8 +190,7 @@ def _classify(exc: BaseException, what: str, server: str) -> KubeAccessError:
                 f"the Kubernetes API at {server} rejected our credentials (401 Unauthorized) "
                 f"on {what}",
                 "give your IAM principal an EKS access entry (aws eks create-access-entry, "
-                "aws eks associate-access-policy) or refresh: aws eks update-kubeconfig "
-                "--name <eks-cluster> --region <region>",
+                f"aws eks associate-access-policy) or refresh: {refresh}",
             )
         if exc.status == 403:
             return KubeAccessError(
@@ -229,8 +230,11 @@ class _LogCollector(logging.Handler):
 class KubeReader:
     """List, version and pod-log reads against one API server. Nothing else."""
 
-    def __init__(self, api: ReadOnlyApiClient, context: ContextInfo) -> None:
+    def __init__(
+        self, api: ReadOnlyApiClient, context: ContextInfo, refresh: str = UPDATE_KUBECONFIG
+    ) -> None:
         self._api = api
+        self.refresh = refresh
         self.credential_problems: list[str] = []
         self.context = context
         self.server = context.server or api.configuration.host
@@ -242,7 +246,9 @@ class KubeReader:
         kubeconfig: Kubeconfig,
         context: ContextInfo,
         pool_size: int = 16,
+        refresh: str = UPDATE_KUBECONFIG,
     ) -> KubeReader:
+        """`refresh` is the update-kubeconfig command to suggest, filled in by the caller."""
         configuration = k8s_client.Configuration()
         # The client logs (to the root logger) and carries on without a token when the exec
         # credential plugin fails; keep those messages to explain the 401 that follows.
@@ -268,7 +274,7 @@ class KubeReader:
             logging.getLogger().removeHandler(problems)
         configuration.retries = 1
         configuration.connection_pool_maxsize = pool_size
-        reader = cls(ReadOnlyApiClient(configuration), context)
+        reader = cls(ReadOnlyApiClient(configuration), context, refresh)
         reader.credential_problems = problems.messages
         return reader
 
@@ -285,7 +291,7 @@ class KubeReader:
                 _request_timeout=REQUEST_TIMEOUT,
             )
         except (ApiException, urllib3.exceptions.HTTPError, OSError) as exc:
-            problem = _classify(exc, what, self.server)
+            problem = _classify(exc, what, self.server, self.refresh)
             if problem.kind == "unauthenticated" and self.credential_problems:
                 problem = KubeAccessError(
                     "unauthenticated",
