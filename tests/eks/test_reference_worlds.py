@@ -122,8 +122,8 @@ def test_error_event_is_the_root_cause_of_the_timeouts_on_the_other_ranks(lab: A
     assert report.root_cause is health and "NCCL_TIMEOUT" in health.explains
     assert only(report, "NCCL_TIMEOUT").status is Status.FAIL
     assert (
-        "aws sagemaker describe-cluster-node --cluster-name ml-cluster --region us-west-2 "
-        f"--node-id {BAD_NODE}" in [c.command for c in health.suggested_commands]
+        f"aws sagemaker describe-cluster-node --cluster-name ml-cluster --node-id {BAD_NODE} "
+        "--region us-west-2" in [c.command for c in health.suggested_commands]
     )
     assert statuses(report, "CLUSTER_EVENTS") == ["INFO"]
     assert worlds.machine_failures(report) == []
@@ -204,8 +204,8 @@ def test_instance_ids_that_are_not_ec2_shaped(lab: Any, tmp_path: Path) -> None:
     assert (health.status, health.priority) == (Status.FAIL, Priority.P0)
     assert set(health.hosts) == {names[1], f"hyperpod-{names[1]}"}
     assert (
-        "aws sagemaker describe-cluster-node --cluster-name ml-cluster --region us-west-2 "
-        f"--node-id {names[1]}" in [c.command for c in health.suggested_commands]
+        f"aws sagemaker describe-cluster-node --cluster-name ml-cluster --node-id {names[1]} "
+        "--region us-west-2" in [c.command for c in health.suggested_commands]
     )
     assert statuses(report, "NODE_NOT_READY") == ["PASS", "PASS"]  # every node found in k8s
     assert report.root_cause is health
