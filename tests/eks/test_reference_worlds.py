@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 import worlds
 from aws_server import CLUSTER_EVENTS
@@ -106,6 +107,42 @@ def test_access_denied_on_describe_security_groups_is_not_checked(
     assert (iam.status, iam.priority) == (Status.WARN, Priority.P1)
     assert "network.security-groups" in {n.check for n in report.not_checked}
     assert report.failures == []  # a healthy cluster stays healthy
+    assert "EFA_TRAFFIC_BLOCKED" not in by_code(report)
+
+
+def test_a_tcp_only_self_reference_lets_sockets_through_but_not_efa(lab: Any) -> None:
+    env: Lab = lab("healthy")
+    group = env.world.security_groups["hyperpod-efa"]
+    ec2 = boto3.client("ec2", region_name=env.world.region)
+    everything = [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": group}]}]
+    tcp = [
+        {
+            "IpProtocol": "tcp",
+            "FromPort": 0,
+            "ToPort": 65535,
+            "UserIdGroupPairs": [{"GroupId": group}],
+        }
+    ]
+    ec2.revoke_security_group_ingress(GroupId=group, IpPermissions=everything)
+    ec2.revoke_security_group_egress(GroupId=group, IpPermissions=everything)
+    ec2.authorize_security_group_ingress(GroupId=group, IpPermissions=tcp)
+    ec2.authorize_security_group_egress(GroupId=group, IpPermissions=tcp)
+    report = env.diagnose()
+    sg = only(report, SELF)
+    assert (sg.status, sg.priority) == (Status.FAIL, Priority.P0)
+    assert directions(sg) == ["inbound", "outbound"]
+    assert f"tcp 0-65535 from {group} lets TCP in, not EFA" in sg.title
+    assert only(report, "EFA_TRAFFIC_BLOCKED").status is Status.FAIL
+
+
+def test_an_instance_type_without_efa_needs_tcp_only(lab: Any) -> None:
+    env: Lab = lab("healthy")
+    worlds.cidr_only(env)
+    cluster = env.moto.backend("sagemaker", env.world.region).clusters[env.world.cluster_name]
+    cluster.instance_groups[0]["InstanceType"] = "ml.g5.xlarge"  # one GPU, no EFA
+    report = env.diagnose()
+    sg = only(report, SELF)
+    assert (sg.status, sg.priority) == (Status.PASS, Priority.P0)
     assert "EFA_TRAFFIC_BLOCKED" not in by_code(report)
 
 
