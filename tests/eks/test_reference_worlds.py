@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 import worlds
 from aws_server import CLUSTER_EVENTS
@@ -109,6 +110,42 @@ def test_access_denied_on_describe_security_groups_is_not_checked(
     assert "EFA_TRAFFIC_BLOCKED" not in by_code(report)
 
 
+def test_a_tcp_only_self_reference_lets_sockets_through_but_not_efa(lab: Any) -> None:
+    env: Lab = lab("healthy")
+    group = env.world.security_groups["hyperpod-efa"]
+    ec2 = boto3.client("ec2", region_name=env.world.region)
+    everything = [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": group}]}]
+    tcp = [
+        {
+            "IpProtocol": "tcp",
+            "FromPort": 0,
+            "ToPort": 65535,
+            "UserIdGroupPairs": [{"GroupId": group}],
+        }
+    ]
+    ec2.revoke_security_group_ingress(GroupId=group, IpPermissions=everything)
+    ec2.revoke_security_group_egress(GroupId=group, IpPermissions=everything)
+    ec2.authorize_security_group_ingress(GroupId=group, IpPermissions=tcp)
+    ec2.authorize_security_group_egress(GroupId=group, IpPermissions=tcp)
+    report = env.diagnose()
+    sg = only(report, SELF)
+    assert (sg.status, sg.priority) == (Status.FAIL, Priority.P0)
+    assert directions(sg) == ["inbound", "outbound"]
+    assert f"tcp 0-65535 from {group} lets TCP in, not EFA" in sg.title
+    assert only(report, "EFA_TRAFFIC_BLOCKED").status is Status.FAIL
+
+
+def test_an_instance_type_without_efa_needs_tcp_only(lab: Any) -> None:
+    env: Lab = lab("healthy")
+    worlds.cidr_only(env)
+    cluster = env.moto.backend("sagemaker", env.world.region).clusters[env.world.cluster_name]
+    cluster.instance_groups[0]["InstanceType"] = "ml.g5.xlarge"  # one GPU, no EFA
+    report = env.diagnose()
+    sg = only(report, SELF)
+    assert (sg.status, sg.priority) == (Status.PASS, Priority.P0)
+    assert "EFA_TRAFFIC_BLOCKED" not in by_code(report)
+
+
 # ------------------------------------------------------------------ cluster events
 def test_error_event_is_the_root_cause_of_the_timeouts_on_the_other_ranks(lab: Any) -> None:
     env: Lab = lab("efa-health-event")
@@ -122,8 +159,8 @@ def test_error_event_is_the_root_cause_of_the_timeouts_on_the_other_ranks(lab: A
     assert report.root_cause is health and "NCCL_TIMEOUT" in health.explains
     assert only(report, "NCCL_TIMEOUT").status is Status.FAIL
     assert (
-        "aws sagemaker describe-cluster-node --cluster-name ml-cluster --region us-west-2 "
-        f"--node-id {BAD_NODE}" in [c.command for c in health.suggested_commands]
+        f"aws sagemaker describe-cluster-node --cluster-name ml-cluster --node-id {BAD_NODE} "
+        "--region us-west-2" in [c.command for c in health.suggested_commands]
     )
     assert statuses(report, "CLUSTER_EVENTS") == ["INFO"]
     assert worlds.machine_failures(report) == []
@@ -204,8 +241,8 @@ def test_instance_ids_that_are_not_ec2_shaped(lab: Any, tmp_path: Path) -> None:
     assert (health.status, health.priority) == (Status.FAIL, Priority.P0)
     assert set(health.hosts) == {names[1], f"hyperpod-{names[1]}"}
     assert (
-        "aws sagemaker describe-cluster-node --cluster-name ml-cluster --region us-west-2 "
-        f"--node-id {names[1]}" in [c.command for c in health.suggested_commands]
+        f"aws sagemaker describe-cluster-node --cluster-name ml-cluster --node-id {names[1]} "
+        "--region us-west-2" in [c.command for c in health.suggested_commands]
     )
     assert statuses(report, "NODE_NOT_READY") == ["PASS", "PASS"]  # every node found in k8s
     assert report.root_cause is health

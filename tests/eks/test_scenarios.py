@@ -234,6 +234,8 @@ def test_failed_node_under_the_job(lab: Any) -> None:
         for e in f.evidence
     )
     assert statuses(report, "CLUSTER_EVENTS") == ["INFO"]  # the count of events, no finding
+    commands = [c.command for f in health for c in f.suggested_commands]
+    assert len(commands) == len(set(commands))  # the same command from two checks, listed once
     assert report.root_cause is not None and report.root_cause.code == "HEALTH_CHECK_FAILED"
 
 

@@ -68,7 +68,7 @@ def test_slurm_state_comes_from_the_controller_over_ssm(
     reboot = [c.command for c in down.suggested_commands if "batch-reboot" in c.command]
     assert reboot == [
         f"aws sagemaker batch-reboot-cluster-nodes --cluster-name slurm-cluster "
-        f"--node-ids {cluster.instance_of['node03']} --region us-west-2"
+        f"--node-ids {cluster.instance_of['node03']} --region {cluster.world.region}"
     ]
     # Every Slurm command went to the controller, found by its group's name.
     controller = cluster.target("controller-machine", cluster.controller)

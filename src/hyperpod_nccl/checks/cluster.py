@@ -19,6 +19,7 @@ from hyperpod_nccl.checks.common import (
     read_only,
     unavailable,
 )
+from hyperpod_nccl.checks.known import describe_node
 from hyperpod_nccl.collect.hyperpod import CLUSTER, NODES
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
@@ -225,14 +226,7 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
                     for n in failed[:5]
                 ],
                 commands=[
-                    read_only(
-                        "read why HyperPod marked the node as failed",
-                        (
-                            f"aws sagemaker describe-cluster-node --cluster-name "
-                            f"{snapshot.meta.get('cluster')} --node-id {ids[0]} "
-                            f"--region {snapshot.meta.get('region')}"
-                        ),
-                    )
+                    describe_node(snapshot.meta.get("cluster"), ids[0], snapshot.meta.get("region"))
                 ],
             )
         )

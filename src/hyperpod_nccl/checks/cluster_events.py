@@ -24,7 +24,7 @@ from hyperpod_nccl.checks.common import (
     read_only,
     unavailable,
 )
-from hyperpod_nccl.checks.known import job_pods_by_instance, known
+from hyperpod_nccl.checks.known import describe_node, job_pods_by_instance, known
 from hyperpod_nccl.collect.hyperpod import EVENTS
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
@@ -90,22 +90,16 @@ def _priority(code: str, error: bool, under_job: bool) -> tuple[Status, Priority
 
 
 def _commands(snapshot: Snapshot, instances: list[str]) -> list[SuggestedCommand]:
+    # The same form as cluster.nodes' command, so merged findings list it once.
     k = known(snapshot)
-    where = f"--cluster-name {k.cluster} --region {k.region}"
     commands = [
         read_only(
             "read the events of the window in full",
-            f"aws sagemaker list-cluster-events {where} "
-            f"--event-time-after {snapshot.meta.get('window_start')}",
+            f"aws sagemaker list-cluster-events --cluster-name {k.cluster} "
+            f"--event-time-after {snapshot.meta.get('window_start')} --region {k.region}",
         )
     ]
-    commands += [
-        read_only(
-            f"read {instance}'s state as HyperPod sees it",
-            f"aws sagemaker describe-cluster-node {where} --node-id {instance}",
-        )
-        for instance in instances[:3]
-    ]
+    commands += [describe_node(k.cluster, instance, k.region) for instance in instances[:3]]
     return commands
 
 

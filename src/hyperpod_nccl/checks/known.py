@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperpod_nccl.checks.common import cached, doc
+from hyperpod_nccl.checks.common import cached, doc, read_only
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
 from hyperpod_nccl.collect.eks import list_item
 from hyperpod_nccl.collect.hyperpod import CLUSTER, NODES, eks_cluster_name
 from hyperpod_nccl.collect.slurm_ssm import INSTANCES_ITEM
 from hyperpod_nccl.kube.objects import items, name, namespace, spec
+from hyperpod_nccl.model import SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 
 K8S_NODE_PREFIX = "hyperpod-"  # HyperPod names a node's Kubernetes node hyperpod-<instance id>
@@ -95,3 +96,12 @@ def job_pods_by_instance(snapshot: Snapshot) -> dict[str, list[str]]:
             if instance:
                 found.setdefault(instance, []).append(name(pod))
     return found
+
+
+def describe_node(cluster: str | None, instance: str, region: str | None) -> SuggestedCommand:
+    """The read-only look at one node every cluster check suggests (listed once when merged)."""
+    return read_only(
+        "read the node's state as HyperPod reports it (status, message, health checks)",
+        f"aws sagemaker describe-cluster-node --cluster-name {cluster} --node-id {instance} "
+        f"--region {region}",
+    )
