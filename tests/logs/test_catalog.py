@@ -102,8 +102,8 @@ def test_catalog_ships_inside_the_package() -> None:
     ("pattern", "expected"),
     [
         (r"abc (?P<x>.*)", "abc "),
-        (r"from peer (?P<peer>[^ ]+) with", r"from peer ([^ ]+) with"),
-        (r"foo \([^)]*\)", r"foo \([^)]*\)"),  # a ')' inside a class is not a group end
+        (r"from peer (?P<peer>[^ ]+) with", r"from peer ([^\n ]+) with"),
+        (r"foo \([^)]*\)", r"foo \([^\n)]*\)"),  # a ')' inside a class is not a group end
         (r"to (?P<peer>\([^,]*, [0-9]+\)|[^ ]+)", "to "),
         (r"(?:a(?P<x>.*)|b)", "(?:a|b)"),
         (r"x[^\]]+", "x"),

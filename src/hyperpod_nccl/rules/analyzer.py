@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
@@ -12,6 +13,7 @@ from hyperpod_nccl.rules.classifiers import CLASSIFIERS
 from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefilter, scan_stream
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
+from hyperpod_nccl.rules.paste import UNWRAP_MAX_BYTES, normalize
 
 PROGRESS_RULES = (
     "torch-watchdog-timeout",
@@ -113,6 +115,8 @@ class LogAnalyzer:
         if not (sources and sources[-1].name == name):  # a later range of the same file
             sources.append(SourceStats(name))
         source = sources[-1]
+        if lines_before == 0:
+            stream = _pasted(stream)
         try:
             hits = scan_stream(stream, self.prefilter, stats, line_base=lines_before)
             for hit in hits:
@@ -123,6 +127,19 @@ class LogAnalyzer:
             source.lines += stats.lines
             source.long_lines += stats.long_lines
         return stats
+
+    def line_verdicts(self, stream: BinaryIO) -> dict[int, tuple[str | None, tuple[str, ...]]]:
+        """Per line a rule had a say on: the finding rule that counts and the context rules,
+        as the scan would use them (benign lines left out). For comparing engines and for
+        asking why a line matched; it records nothing."""
+        verdicts: dict[int, tuple[str | None, tuple[str, ...]]] = {}
+        for hit in scan_stream(_pasted(stream), self.prefilter):
+            verdict = self._verdict(hit)
+            if verdict.skip:
+                continue
+            primary = verdict.primary[0].id if verdict.primary else None
+            verdicts[hit.line_no] = (primary, tuple(sorted(r.id for r, _ in verdict.contexts)))
+        return verdicts
 
     def _verdict(self, hit: LineHit) -> LineVerdict:
         """What the rules say about this line's text, computed once per distinct text: logs
@@ -231,6 +248,53 @@ class LogAnalyzer:
             xid = int(captures.get("xid") or 0)
             if xid not in xids and len(xids) < 50:
                 xids.append(xid)
+
+
+class _Prepended:
+    """`head` (already read) then the rest of `stream`; readinto is all a scan uses. Each
+    call returns what one source gives, so an error of the rest (a truncated .gz) comes
+    only after the head was scanned."""
+
+    def __init__(self, head: bytes, stream: Any) -> None:
+        self._head = memoryview(head)
+        self._stream = stream
+
+    def readinto(self, target: Any) -> int:
+        if self._head:
+            n = min(len(target), len(self._head))
+            target[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return int(self._stream.readinto(target))
+
+
+class _Failing:
+    """A stream whose next read raises the error the real one raised."""
+
+    def __init__(self, error: Exception) -> None:
+        self._error = error
+
+    def readinto(self, _target: Any) -> int:
+        raise self._error
+
+
+def _pasted(stream: BinaryIO) -> BinaryIO:
+    """A small input with paste damage undone (rules/paste.py); a large one as it is."""
+    buffer = bytearray(UNWRAP_MAX_BYTES + 1)
+    view = memoryview(buffer)
+    filled = 0
+    try:
+        while filled < len(buffer):  # readinto: a parallel scan's range readers have no read
+            n = stream.readinto(view[filled:])  # type: ignore[attr-defined]
+            if not n:
+                break
+            filled += n
+    except Exception as exc:  # damaged input (a truncated .gz): scan what came, then fail
+        return cast(BinaryIO, _Prepended(normalize(bytes(view[:filled])), _Failing(exc)))
+    head = bytes(view[:filled])
+    if filled <= UNWRAP_MAX_BYTES:
+        return io.BytesIO(normalize(head))
+    return cast(BinaryIO, _Prepended(head, stream))
 
 
 def _with_rank(occ: Occurrence, rank: int) -> Occurrence:

@@ -111,6 +111,9 @@ def glog_clock(line: str) -> float | None:
     return clock + (float(fraction) if fraction else 0.0)
 
 
+_PASTE_MARKS = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+|`+)[ \t]*")
+
+
 def attribute(
     line: str, default_rank: int | None = None, default_host: str | None = None
 ) -> LineContext:
@@ -118,7 +121,8 @@ def attribute(
     host = default_host
     pid: int | None = None
     device: int | None = None
-    rest = line
+    # Paste marks before any prefix: Markdown quote markers and stray code-fence backticks.
+    rest = _PASTE_MARKS.sub("", line, count=1)
     # Peel stacked prefixes from the left; each iteration removes at most one.
     for _ in range(4):
         stripped = rest.lstrip()

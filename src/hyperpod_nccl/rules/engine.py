@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Protocol
 
 from hyperpod_nccl.rules.catalog import Rule
+from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
 
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -224,7 +225,13 @@ def scan_stream(
                 segment_end = end  # one line longer than the buffer: scan this piece
             else:
                 segment_end = last_nl + 1
-        found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter)
+        if buf.find(b"\x1b", 0, segment_end) >= 0:  # colour codes split the text rules match
+            clean = bytearray(strip_ansi(bytes(buf[:segment_end])))
+            found, newlines = _scan_segment(
+                clean, memoryview(clean), len(clean), line_base, prefilter
+            )
+        else:
+            found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter)
         yield from found
         line_base += newlines
         stats.lines += newlines

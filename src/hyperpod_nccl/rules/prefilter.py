@@ -4,6 +4,9 @@ The multi-pattern engine (Hyperscan) only says *where* a pattern may match; Pyth
 confirms the line and extracts the named captures. Two rewrites make patterns fit that role:
 
 - named groups `(?P<name>...)` become plain groups (Hyperscan has no named captures);
+- negated classes `[^...]` exclude the newline too, so no candidate match spans lines: a
+  match that runs into the next line would hide that line's own match from `re`'s
+  non-overlapping search (Hyperscan reports every end offset, so the engines disagreed);
 - unbounded tails such as `(?P<message>.*)` at the end of an alternative are dropped. Hyperscan
   reports every end offset of a match, so a `.*` tail would call back once per character of the
   rest of the line. Dropping a tail only widens the prefilter; `re` still has the last word.
@@ -14,6 +17,7 @@ from __future__ import annotations
 import re
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+_NEGATED_CLASS = re.compile(r"(?<!\\)\[\^")
 _UNBOUNDED = ("*", "+", "*?", "+?")
 
 
@@ -136,7 +140,7 @@ def _strip_tail(alt: str) -> str:
 
 def prefilter_pattern(pattern: str) -> str:
     """The pattern Hyperscan scans for; a superset of what `pattern` matches on one line."""
-    plain = _NAMED_GROUP.sub("(", pattern)
+    plain = _NEGATED_CLASS.sub(r"[^\\n", _NAMED_GROUP.sub("(", pattern))
     alternatives = [_strip_tail(a) for a in _split_top_level(plain)]
     if any(a == "" for a in alternatives):
         # Stripping would leave an alternative that matches everywhere; keep the tail instead.
