@@ -29,6 +29,16 @@ from typing import IO, Any
 
 from hyperpod_nccl import __version__
 from hyperpod_nccl.bundle.scrub import Scrubber
+from hyperpod_nccl.safeio import (
+    TargetExists,
+    UnreadableInput,
+    create_new,
+    create_private_temp,
+    file_kind,
+    open_regular,
+    publish,
+    walk_files,
+)
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
@@ -37,6 +47,10 @@ MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 200_000
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+# Item names are a few levels deep (k8s/logs/<namespace>/<pod>/<container>.log); a bundle
+# whose names go deeper was not written by this tool.
+MAX_NAME_PARTS = 32
+MAX_NAME_CHARS = 1024
 _NAME = re.compile(r"^[A-Za-z0-9_.@:+=-]+(?:/[A-Za-z0-9_.@:+=-]+)*$")
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_.@:+=-]")
 
@@ -72,10 +86,27 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _name_problem(name: str) -> str | None:
+    """Why `name` cannot be an item name, or None."""
+    parts = name.split("/")
+    if len(parts) > MAX_NAME_PARTS:
+        return f"deeper than {MAX_NAME_PARTS} levels"
+    if len(name) > MAX_NAME_CHARS:
+        return f"longer than {MAX_NAME_CHARS} characters"
+    if not _NAME.fullmatch(name) or any(part in (".", "..") for part in parts):
+        return "a bundle never holds such a name"
+    return None
+
+
 def _check_name(name: str) -> str:
-    if not _NAME.match(name) or any(part in (".", "..") for part in name.split("/")):
-        raise BundleError(f"invalid item name {name!r}")
+    if _name_problem(name) is not None:
+        raise BundleError(f"invalid item name {_shown(name)}")
     return name
+
+
+def _shown(name: str) -> str:
+    """A name for a one-line message: quoted, control characters escaped, cut short."""
+    return repr(name if len(name) <= 120 else name[:117] + "...")
 
 
 @dataclass
@@ -179,16 +210,21 @@ class Snapshot:
         """
         scrub = scrub if scrub is not None else Scrubber()
         target = Path(path)
-        if target.exists():
+        if os.path.lexists(path):
             raise BundleError(f"{path} already exists; not overwriting it")
         names = self._scrubbed_names(scrub)
         if path.endswith((".tar.gz", ".tgz")):
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + ".partial")
+            # An unpredictable name, created exclusively: an existing file (or a link) beside
+            # the target is never written, followed or removed.
+            fd, tmp = create_private_temp(str(target.parent), target.name)
             try:
                 # gzip's own default level: level 9 (tarfile's) is about twice as slow on logs
                 # for a few percent smaller.
-                with tarfile.open(tmp, "w:gz", compresslevel=6) as tar:
+                with (
+                    os.fdopen(fd, "wb") as raw,
+                    tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar,
+                ):
                     for name in self.collected():
                         with tempfile.TemporaryFile(dir=self._root) as scrubbed:
                             self._write_scrubbed(name, scrub, scrubbed)
@@ -197,18 +233,25 @@ class Snapshot:
                             info.mtime = int(datetime.now(timezone.utc).timestamp())
                             scrubbed.seek(0)
                             tar.addfile(info, scrubbed)
-                    _add_bytes(tar, MANIFEST, self._scrubbed_manifest(scrub, names).encode())
-                os.replace(tmp, target)
+                    manifest = self._scrubbed_manifest(scrub, names).encode()
+                    _add_bytes(tar, MANIFEST, manifest)
+                _umask_mode(tmp)
+                publish(tmp, path)
+            except TargetExists as exc:
+                raise BundleError(str(exc)) from exc
             finally:
-                tmp.unlink(missing_ok=True)
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
         else:
-            target.mkdir(parents=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.mkdir()  # fails on anything already there, a dangling link included
             for name in self.collected():
                 dest = target / names[name]
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                with open(dest, "wb") as out:
+                with create_new(str(dest), 0o666) as out:
                     self._write_scrubbed(name, scrub, out)
-            (target / MANIFEST).write_text(self._scrubbed_manifest(scrub, names), "utf-8")
+            with create_new(str(target / MANIFEST), 0o666) as out:
+                out.write(self._scrubbed_manifest(scrub, names).encode("utf-8"))
         return target
 
     def _scrubbed_names(self, scrub: Scrubber) -> dict[str, str]:
@@ -263,6 +306,9 @@ class Snapshot:
         source = Path(path)
         if not source.exists():
             raise BundleError(f"{path}: no such bundle")
+        kind = file_kind(source.stat().st_mode)
+        if kind not in ("regular file", "directory"):
+            raise BundleError(f"{path}: not a regular file ({kind}); refusing to read it")
         snapshot = cls()
         try:
             if source.is_dir():
@@ -311,6 +357,13 @@ class Snapshot:
         shutil.rmtree(self._root, ignore_errors=True)
 
 
+def _umask_mode(path: str) -> None:
+    """The permissions a plain `open` would have given (mkstemp makes files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
+
+
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     import io
 
@@ -323,10 +376,11 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
 def _safe_member_name(source: Path, name: str) -> str:
     pure = PurePosixPath(name)
     if name.startswith("/") or pure.is_absolute() or ".." in pure.parts or "\\" in name:
-        raise BundleError(f"{source}: refusing member {name!r}: its path leaves the bundle")
+        raise BundleError(f"{source}: refusing member {_shown(name)}: its path leaves the bundle")
     clean = str(pure)
-    if clean != MANIFEST and not _NAME.match(clean):
-        raise BundleError(f"{source}: refusing member {name!r}: a bundle never holds such a name")
+    problem = None if clean == MANIFEST else _name_problem(clean)
+    if problem is not None:
+        raise BundleError(f"{source}: refusing member {_shown(name)}: {problem}")
     return clean
 
 
@@ -379,7 +433,7 @@ def _extract_tar_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
     budget = _Budget(source, limits)
     seen: set[str] = set()
     try:
-        with tarfile.open(source, "r:*") as tar:
+        with open_regular(str(source)) as raw, tarfile.open(fileobj=raw, mode="r:*") as tar:
             for member in tar:
                 budget.count()
                 name = _safe_member_name(source, member.name)
@@ -399,28 +453,28 @@ def _extract_tar_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 with open(dest, "wb") as out:
                     shutil.copyfileobj(stream, out)
+    except UnreadableInput as exc:
+        raise BundleError(f"{source}: {exc}") from exc
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise BundleError(f"{source}: not a readable .tar.gz bundle ({exc})") from exc
 
 
 def _copy_dir_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
     budget = _Budget(source, limits)
-    for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
-        for name in dirnames + filenames:
-            full = Path(dirpath) / name
-            if full.is_symlink():
-                raise BundleError(f"{source}: refusing symbolic link {full.relative_to(source)}")
-        for name in filenames:
-            full = Path(dirpath) / name
-            relative = full.relative_to(source).as_posix()
-            info = full.lstat()
-            if not stat.S_ISREG(info.st_mode):
-                raise BundleError(f"{source}: refusing special file {relative}")
-            if info.st_nlink > 1:
-                raise BundleError(f"{source}: refusing {relative}: it is a hard link")
-            _safe_member_name(source, relative)
-            budget.count()
-            budget.take(relative, info.st_size)
-            dest = root / relative
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(full, dest)
+    # Links to directories come too (never entered), and are refused like any link.
+    for entry in walk_files(str(source), dir_links=True):
+        full = Path(entry)
+        relative = full.relative_to(source).as_posix()
+        info = full.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            raise BundleError(f"{source}: refusing symbolic link {relative}")
+        if not stat.S_ISREG(info.st_mode):
+            raise BundleError(f"{source}: refusing special file {relative}")
+        if info.st_nlink > 1:
+            raise BundleError(f"{source}: refusing {relative}: it is a hard link")
+        _safe_member_name(source, relative)
+        budget.count()
+        budget.take(relative, info.st_size)
+        dest = root / relative
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(full, dest)
