@@ -69,6 +69,7 @@ def run(
     address_space: int = ADDRESS_SPACE,
     stdin: bytes | None = None,
     cwd: Path | None = None,
+    env_tmpdir: Path | None = None,
 ) -> Result:
     rss = tmp / f"rss-{os.getpid()}-{len(list(tmp.glob('rss-*')))}.txt"
     command = [sys.executable, "-c", _PRELUDE, str(address_space), str(rss), *args]
@@ -78,6 +79,7 @@ def run(
             input=stdin if stdin is not None else b"",
             capture_output=True,
             cwd=cwd,
+            env={**os.environ, "TMPDIR": str(env_tmpdir)} if env_tmpdir else None,
             timeout=timeout,
             check=False,
         )
