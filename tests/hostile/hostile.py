@@ -147,3 +147,35 @@ def deep_tree(top: Path, depth: int, leaf: str, text: str) -> Path:
     finally:
         os.chdir(here)
     return top
+
+
+# --------------------------------------------------------------------------- for isolation
+def fail_without_a_message() -> None:
+    raise AssertionError()
+
+
+def sleep_for(seconds: float) -> str:
+    import time
+
+    time.sleep(seconds)
+    return "slept"
+
+
+def exit_hard(code: int) -> None:
+    os._exit(code)
+
+
+def holders_of(path: Path) -> list[int]:
+    """Processes that have `path` open (Linux /proc), this one excepted."""
+    target = str(path)
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:
+            continue
+        if target in links:
+            found.append(int(entry.name))
+    return found
