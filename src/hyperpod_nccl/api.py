@@ -16,6 +16,7 @@ from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.diagnosis import add_external_findings
 from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
 from hyperpod_nccl.rules.scan import scan_inputs
+from hyperpod_nccl.safeio import UnreadableInput, open_regular
 from hyperpod_nccl.snapshot import Snapshot
 
 
@@ -25,9 +26,9 @@ def is_flight_recorder_dump(item: LogInput) -> bool:
     if item.path is None:
         return False
     try:
-        with open(item.path, "rb") as handle:
+        with open_regular(item.path) as handle:
             head = handle.read(4096)
-    except OSError:
+    except (OSError, UnreadableInput):
         return False
     if looks_like_pickle(head):
         return True

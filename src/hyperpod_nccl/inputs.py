@@ -6,18 +6,26 @@ one-line reason naming the path.
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, BinaryIO, cast
+from typing import BinaryIO, cast
 
 from hyperpod_nccl.model import NotChecked
+from hyperpod_nccl.safeio import (
+    GZIP_MAGIC,
+    BoundedGzip,
+    UnreadableInput,
+    WalkProblem,
+    irregular_reason,
+    open_regular,
+    walk_files,
+)
 
-GZIP_MAGIC = b"\x1f\x8b"
+__all__ = ["GZIP_MAGIC", "LogInput", "UnreadableInput", "expand", "looks_binary", "open_stream"]
+
 SNIFF_BYTES = 8192
 
 
@@ -27,12 +35,9 @@ class LogInput:
     path: str | None  # None for standard input
 
 
-class UnreadableInput(Exception):
-    """The input cannot be analysed; the message is one line naming why."""
-
-
 def expand(paths: Sequence[str]) -> tuple[list[LogInput], list[NotChecked]]:
-    """Files in the order given; directories walked recursively in name order."""
+    """Files in the order given; directories walked recursively in name order. Only regular
+    files are inputs: a FIFO, socket or device is reported (one line naming it) and skipped."""
     inputs: list[LogInput] = []
     problems: list[NotChecked] = []
     seen_stdin = False
@@ -48,7 +53,11 @@ def expand(paths: Sequence[str]) -> tuple[list[LogInput], list[NotChecked]]:
                 problems.append(NotChecked(given, "directory holds no files"))
             inputs.extend(LogInput(p, p) for p in found)
         elif os.path.exists(given):
-            inputs.append(LogInput(given, given))
+            reason = irregular_reason(given)
+            if reason is None:
+                inputs.append(LogInput(given, given))
+            else:
+                problems.append(NotChecked(given, reason))
         elif os.path.islink(given):
             problems.append(NotChecked(given, "broken symbolic link"))
         else:
@@ -57,16 +66,20 @@ def expand(paths: Sequence[str]) -> tuple[list[LogInput], list[NotChecked]]:
 
 
 def _walk(top: str, problems: list[NotChecked]) -> Iterator[str]:
-    def on_error(err: OSError) -> None:
-        problems.append(NotChecked(err.filename or top, f"cannot list directory: {err.strerror}"))
+    walk_problems: list[WalkProblem] = []
+    for path in walk_files(top, walk_problems):
+        if os.path.islink(path) and not os.path.exists(path):
+            problems.append(NotChecked(path, "broken symbolic link"))
+            continue
+        reason = irregular_reason(path)
+        if reason is None:
+            yield path
+        else:
+            problems.append(NotChecked(path, reason))
+    problems.extend(NotChecked(p.path, p.reason) for p in walk_problems)
 
-    for root, dirs, files in os.walk(top, onerror=on_error):
-        dirs.sort()
-        for name in sorted(files):
-            yield os.path.join(root, name)
 
-
-def _looks_binary(head: bytes) -> bool:
+def looks_binary(head: bytes) -> bool:
     if not head:
         return False
     if b"\x00" not in head:
@@ -76,49 +89,24 @@ def _looks_binary(head: bytes) -> bool:
     return control / len(head) > 0.1
 
 
-class _StepwiseReader(io.RawIOBase):
-    """Reads a gzip stream in small steps, so when the data turns out truncated or corrupt
-    everything decompressed before the damage has already been handed on."""
-
-    STEP = 64 * 1024
-
-    def __init__(self, gz: gzip.GzipFile) -> None:
-        self._gz = gz
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        # One decompression step per call: a later call that fails loses nothing handed on.
-        chunk = self._gz.read1(min(self.STEP, len(buffer)))
-        memoryview(buffer)[: len(chunk)] = chunk
-        return len(chunk)
-
-
 @contextmanager
 def open_stream(item: LogInput) -> Iterator[BinaryIO]:
-    """Open one input for binary reading; gzip is detected by its magic bytes."""
+    """Open one input for binary reading; gzip is detected by its magic bytes and
+    decompressed within the limits of hyperpod_nccl.safeio."""
     if item.path is None:
         yield sys.stdin.buffer
         return
-    try:
-        raw = open(item.path, "rb")  # noqa: SIM115 - closed below
-    except PermissionError as exc:
-        raise UnreadableInput("permission denied") from exc
-    except IsADirectoryError as exc:
-        raise UnreadableInput("is a directory") from exc
-    except OSError as exc:
-        raise UnreadableInput(exc.strerror or str(exc)) from exc
+    raw = open_regular(item.path)
     try:
         try:
             head = raw.peek(SNIFF_BYTES)[:SNIFF_BYTES]
         except OSError as exc:
             raise UnreadableInput(exc.strerror or str(exc)) from exc
         if head.startswith(GZIP_MAGIC):
-            with gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-                yield cast(BinaryIO, _StepwiseReader(gz))  # only readinto is used
+            with BoundedGzip(raw) as gz:
+                yield cast(BinaryIO, gz)  # only readinto is used
             return
-        if _looks_binary(head):
+        if looks_binary(head):
             raise UnreadableInput("binary file, not text (skipped)")
         yield raw
     finally:

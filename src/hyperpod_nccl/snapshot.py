@@ -28,7 +28,20 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from hyperpod_nccl import __version__
+from hyperpod_nccl.bundle.manifest import manifest_problem
 from hyperpod_nccl.bundle.scrub import Scrubber
+from hyperpod_nccl.safeio import (
+    MAX_RATIO,
+    RATIO_FLOOR_BYTES,
+    TargetExists,
+    UnreadableInput,
+    create_new,
+    create_private_temp,
+    file_kind,
+    open_regular,
+    publish,
+    walk_files,
+)
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
@@ -37,8 +50,15 @@ MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 200_000
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+# Item names are a few levels deep (k8s/logs/<namespace>/<pod>/<container>.log); a bundle
+# whose names go deeper was not written by this tool.
+MAX_NAME_PARTS = 32
+MAX_NAME_CHARS = 1024
 _NAME = re.compile(r"^[A-Za-z0-9_.@:+=-]+(?:/[A-Za-z0-9_.@:+=-]+)*$")
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_.@:+=-]")
+
+
+BUNDLE_RATIO_FLOOR_BYTES = 4 * RATIO_FLOOR_BYTES
 
 
 @dataclass(frozen=True)
@@ -72,10 +92,27 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _name_problem(name: str) -> str | None:
+    """Why `name` cannot be an item name, or None."""
+    parts = name.split("/")
+    if len(parts) > MAX_NAME_PARTS:
+        return f"deeper than {MAX_NAME_PARTS} levels"
+    if len(name) > MAX_NAME_CHARS:
+        return f"longer than {MAX_NAME_CHARS} characters"
+    if not _NAME.fullmatch(name) or any(part in (".", "..") for part in parts):
+        return "a bundle never holds such a name"
+    return None
+
+
 def _check_name(name: str) -> str:
-    if not _NAME.match(name) or any(part in (".", "..") for part in name.split("/")):
-        raise BundleError(f"invalid item name {name!r}")
+    if _name_problem(name) is not None:
+        raise BundleError(f"invalid item name {_shown(name)}")
     return name
+
+
+def _shown(name: str) -> str:
+    """A name for a one-line message: quoted, control characters escaped, cut short."""
+    return repr(name if len(name) <= 120 else name[:117] + "...")
 
 
 @dataclass
@@ -179,16 +216,21 @@ class Snapshot:
         """
         scrub = scrub if scrub is not None else Scrubber()
         target = Path(path)
-        if target.exists():
+        if os.path.lexists(path):
             raise BundleError(f"{path} already exists; not overwriting it")
         names = self._scrubbed_names(scrub)
         if path.endswith((".tar.gz", ".tgz")):
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + ".partial")
+            # An unpredictable name, created exclusively: an existing file (or a link) beside
+            # the target is never written, followed or removed.
+            fd, tmp = create_private_temp(str(target.parent), target.name)
             try:
                 # gzip's own default level: level 9 (tarfile's) is about twice as slow on logs
                 # for a few percent smaller.
-                with tarfile.open(tmp, "w:gz", compresslevel=6) as tar:
+                with (
+                    os.fdopen(fd, "wb") as raw,
+                    tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar,
+                ):
                     for name in self.collected():
                         with tempfile.TemporaryFile(dir=self._root) as scrubbed:
                             self._write_scrubbed(name, scrub, scrubbed)
@@ -197,18 +239,25 @@ class Snapshot:
                             info.mtime = int(datetime.now(timezone.utc).timestamp())
                             scrubbed.seek(0)
                             tar.addfile(info, scrubbed)
-                    _add_bytes(tar, MANIFEST, self._scrubbed_manifest(scrub, names).encode())
-                os.replace(tmp, target)
+                    manifest = self._scrubbed_manifest(scrub, names).encode()
+                    _add_bytes(tar, MANIFEST, manifest)
+                _umask_mode(tmp)
+                publish(tmp, path)
+            except TargetExists as exc:
+                raise BundleError(str(exc)) from exc
             finally:
-                tmp.unlink(missing_ok=True)
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
         else:
-            target.mkdir(parents=True)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.mkdir()  # fails on anything already there, a dangling link included
             for name in self.collected():
                 dest = target / names[name]
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                with open(dest, "wb") as out:
+                with create_new(str(dest), 0o666) as out:
                     self._write_scrubbed(name, scrub, out)
-            (target / MANIFEST).write_text(self._scrubbed_manifest(scrub, names), "utf-8")
+            with create_new(str(target / MANIFEST), 0o666) as out:
+                out.write(self._scrubbed_manifest(scrub, names).encode("utf-8"))
         return target
 
     def _scrubbed_names(self, scrub: Scrubber) -> dict[str, str]:
@@ -255,49 +304,56 @@ class Snapshot:
     def load(cls, path: str, limits: BundleLimits | None = None) -> Snapshot:
         """Read a bundle written by `save`, refusing unsafe or oversized archive members.
 
-        Refused, with a one-line BundleError naming the member: absolute paths, `..`, names
-        with characters a bundle never writes, duplicates, symbolic and hard links, device
-        files, FIFOs and sparse files, and anything over `limits`.
+        The whole bundle is checked before anything is extracted: every member's name, type
+        and size, their number and total, how far a .tar.gz decompresses, and the manifest
+        against its schema (hyperpod_nccl.bundle.manifest). Refused, with a one-line
+        BundleError naming the member or field: absolute paths, `..`, names with characters
+        a bundle never writes, duplicates, symbolic and hard links, device files, FIFOs and
+        sparse files, anything over `limits`, and a malformed manifest.
         """
         limits = limits or BundleLimits()
         source = Path(path)
         if not source.exists():
             raise BundleError(f"{path}: no such bundle")
-        snapshot = cls()
+        kind = file_kind(source.stat().st_mode)
+        if kind not in ("regular file", "directory"):
+            raise BundleError(f"{path}: not a regular file ({kind}); refusing to read it")
+        if source.is_dir():
+            files, manifest_data = _plan_dir_bundle(source, limits)
+            manifest = _parse_manifest(path, manifest_data)
+            snapshot = cls()
+            try:
+                _copy_dir_bundle(source, files, snapshot._root)
+                snapshot._use_manifest(manifest)
+            except BaseException:
+                snapshot.close()
+                raise
+            return snapshot
         try:
-            if source.is_dir():
-                _copy_dir_bundle(source, snapshot._root, limits)
-            else:
-                _extract_tar_bundle(source, snapshot._root, limits)
-            snapshot._read_manifest(path, limits)
-        except BaseException:
-            snapshot.close()
-            raise
+            raw = open_regular(path)
+        except UnreadableInput as exc:
+            raise BundleError(f"{path}: {exc}") from exc
+        with raw:
+            _sniff_archive(source, raw)
+            planned, manifest_data = _plan_tar_bundle(source, raw, limits)
+            manifest = _parse_manifest(path, manifest_data)
+            snapshot = cls()
+            try:
+                raw.seek(0)
+                _extract_tar_bundle(source, raw, planned, snapshot._root)
+                snapshot._use_manifest(manifest)
+            except BaseException:
+                snapshot.close()
+                raise
         return snapshot
 
-    def _read_manifest(self, path: str, limits: BundleLimits) -> None:
-        manifest_path = self._root / MANIFEST
-        if not manifest_path.is_file():
-            raise BundleError(f"{path}: not a hyperpod-nccl bundle (no {MANIFEST})")
-        if manifest_path.stat().st_size > limits.manifest_bytes:
-            raise BundleError(
-                f"{path}: {MANIFEST} is over the {limits.manifest_bytes}-byte limit; refusing"
-            )
-        try:
-            manifest = json.loads(manifest_path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise BundleError(f"{path}: {MANIFEST} is not valid JSON") from exc
-        if not isinstance(manifest, dict):
-            raise BundleError(f"{path}: {MANIFEST} is not a JSON object")
-        manifest_path.unlink()
-        items = manifest.pop("items", [])
+    def _use_manifest(self, manifest: dict[str, Any]) -> None:
+        """Take the run's context and item records from a manifest already validated."""
+        items = manifest.pop("items", None) or []
         self.meta = manifest
-        for raw in items if isinstance(items, list) else []:
-            if not isinstance(raw, dict):
-                raise BundleError(f"{path}: {MANIFEST} lists an item that is not an object")
-            fields: dict[str, Any] = {k: raw.get(k) for k in ItemRecord.__dataclass_fields__}
+        for raw in items:
+            fields = {k: raw[k] for k in ItemRecord.__dataclass_fields__ if raw.get(k) is not None}
             record = ItemRecord(**fields)
-            _check_name(str(record.name))
             if record.status == "collected" and not (self._root / record.name).is_file():
                 record = ItemRecord(
                     record.name,
@@ -309,6 +365,13 @@ class Snapshot:
 
     def close(self) -> None:
         shutil.rmtree(self._root, ignore_errors=True)
+
+
+def _umask_mode(path: str) -> None:
+    """The permissions a plain `open` would have given (mkstemp makes files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
 
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -323,10 +386,11 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
 def _safe_member_name(source: Path, name: str) -> str:
     pure = PurePosixPath(name)
     if name.startswith("/") or pure.is_absolute() or ".." in pure.parts or "\\" in name:
-        raise BundleError(f"{source}: refusing member {name!r}: its path leaves the bundle")
+        raise BundleError(f"{source}: refusing member {_shown(name)}: its path leaves the bundle")
     clean = str(pure)
-    if clean != MANIFEST and not _NAME.match(clean):
-        raise BundleError(f"{source}: refusing member {name!r}: a bundle never holds such a name")
+    problem = None if clean == MANIFEST else _name_problem(clean)
+    if problem is not None:
+        raise BundleError(f"{source}: refusing member {_shown(name)}: {problem}")
     return clean
 
 
@@ -361,6 +425,16 @@ class _Budget:
         if self.members > self.limits.members:
             raise BundleError(f"{self.source}: more than {self.limits.members} members; refusing")
 
+    def ratio(self, compressed: int) -> None:
+        """A .tar.gz whose members add up to far more than its own size is a bomb. The floor
+        is above what a save can write from one input (an input is read up to the ratio floor
+        before its own ratio counts), so a bundle this tool saved is never refused."""
+        if self.total > BUNDLE_RATIO_FLOOR_BYTES and self.total > MAX_RATIO * compressed:
+            raise BundleError(
+                f"{self.source}: refusing the bundle: its members add up to over {MAX_RATIO} "
+                f"times its {compressed}-byte size (a decompression bomb?)"
+            )
+
     def take(self, name: str, size: int) -> None:
         if size > self.limits.member_bytes:
             raise BundleError(
@@ -375,52 +449,170 @@ class _Budget:
             )
 
 
-def _extract_tar_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
-    budget = _Budget(source, limits)
-    seen: set[str] = set()
+def _parse_manifest(path: str, data: bytes | None) -> dict[str, Any]:
+    """The manifest, decoded and checked against its schema; any problem is one line."""
+    if data is None:
+        raise BundleError(f"{path}: not a hyperpod-nccl bundle (no {MANIFEST})")
     try:
-        with tarfile.open(source, "r:*") as tar:
+        manifest = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"{path}: {MANIFEST} is not UTF-8 text") from exc
+    except RecursionError as exc:
+        raise BundleError(f"{path}: {MANIFEST} is nested too deeply") from exc
+    except ValueError as exc:
+        raise BundleError(f"{path}: {MANIFEST} is not valid JSON") from exc
+    problem = manifest_problem(manifest)
+    if problem is not None:
+        raise BundleError(f"{path}: {MANIFEST} {problem}")
+    for index, item in enumerate(manifest.get("items") or []):
+        name_problem = _name_problem(item["name"])
+        if name_problem is not None:
+            raise BundleError(
+                f"{path}: {MANIFEST} field items[{index}].name {_shown(item['name'])}: {name_problem}"
+            )
+    assert isinstance(manifest, dict)
+    return manifest
+
+
+_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+}
+
+
+def _sniff_archive(source: Path, raw: IO[bytes]) -> None:
+    """Say in one line what a file is when it is no tar archive at all."""
+    head = raw.read(512 + 8)
+    raw.seek(0)
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        raise BundleError(f"{source}: not a readable .tar.gz bundle (it is a zip archive)")
+    if not head:
+        raise BundleError(f"{source}: not a readable .tar.gz bundle (the file is empty)")
+    if not any(head.startswith(m) for m in _MAGIC) and head[257:262] != b"ustar":
+        raise BundleError(f"{source}: not a readable .tar.gz bundle (neither gzip nor tar data)")
+
+
+def _tar_error(source: Path, exc: BaseException) -> BundleError:
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    reason = first.rstrip(":") or type(exc).__name__
+    return BundleError(f"{source}: not a readable .tar.gz bundle ({reason})")
+
+
+def _plan_tar_bundle(
+    source: Path, raw: IO[bytes], limits: BundleLimits
+) -> tuple[dict[str, int], bytes | None]:
+    """Read every member header (nothing is written): each member checked, the count, the
+    total and the ratio of the total to the archive's size against the limits. Returns the
+    files to extract (name -> size) and the manifest's bytes."""
+    budget = _Budget(source, limits)
+    planned: dict[str, int] = {}
+    manifest: bytes | None = None
+    compressed = os.fstat(raw.fileno()).st_size
+    try:
+        with tarfile.open(fileobj=raw, mode="r|*") as tar:
             for member in tar:
+                tar.members.clear()  # type: ignore[attr-defined]  # checked one by one, never all kept
                 budget.count()
                 name = _safe_member_name(source, member.name)
                 unsafe = _member_kind(member)
                 if unsafe:
-                    raise BundleError(f"{source}: refusing member {name!r}: {unsafe}")
+                    raise BundleError(f"{source}: refusing member {_shown(name)}: {unsafe}")
                 if member.isdir():
                     continue
-                if name in seen:
-                    raise BundleError(f"{source}: refusing member {name!r}: it appears twice")
-                seen.add(name)
+                if name in planned or (name == MANIFEST and manifest is not None):
+                    raise BundleError(f"{source}: refusing member {_shown(name)}: it appears twice")
+                if name == MANIFEST:
+                    manifest = _read_manifest_member(source, tar, member, limits)
+                    continue
                 budget.take(name, member.size)
+                budget.ratio(compressed)
+                planned[name] = member.size
+    except BundleError:
+        raise
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise _tar_error(source, exc) from exc
+    return planned, manifest
+
+
+def _read_manifest_member(
+    source: Path, tar: tarfile.TarFile, member: tarfile.TarInfo, limits: BundleLimits
+) -> bytes:
+    if member.size > limits.manifest_bytes:
+        raise BundleError(
+            f"{source}: {MANIFEST} is over the {limits.manifest_bytes}-byte limit; refusing"
+        )
+    stream = tar.extractfile(member)
+    if stream is None:
+        raise BundleError(f"{source}: cannot read member {MANIFEST!r}")
+    return stream.read(limits.manifest_bytes + 1)
+
+
+def _extract_tar_bundle(source: Path, raw: IO[bytes], planned: dict[str, int], root: Path) -> None:
+    """Extract the members `_plan_tar_bundle` accepted; anything else in a second reading
+    (the file changed) is refused."""
+    done: set[str] = set()
+    try:
+        with tarfile.open(fileobj=raw, mode="r|*") as tar:
+            for member in tar:
+                tar.members.clear()  # type: ignore[attr-defined]
+                if member.isdir() or member.name == MANIFEST:
+                    continue
+                name = str(PurePosixPath(member.name))
+                if planned.get(name) != member.size or name in done or not member.isfile():
+                    raise BundleError(f"{source}: the bundle changed while it was read")
+                done.add(name)
                 stream = tar.extractfile(member)
                 if stream is None:
-                    raise BundleError(f"{source}: cannot read member {name!r}")
+                    raise BundleError(f"{source}: cannot read member {_shown(name)}")
                 dest = root / name
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                with open(dest, "wb") as out:
+                with create_new(str(dest)) as out:
                     shutil.copyfileobj(stream, out)
+    except BundleError:
+        raise
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        raise BundleError(f"{source}: not a readable .tar.gz bundle ({exc})") from exc
+        raise _tar_error(source, exc) from exc
 
 
-def _copy_dir_bundle(source: Path, root: Path, limits: BundleLimits) -> None:
+def _plan_dir_bundle(source: Path, limits: BundleLimits) -> tuple[list[str], bytes | None]:
+    """Check every entry of a directory bundle (nothing is copied): links, special files,
+    hard links, names, count and sizes. Returns the files to copy and the manifest's bytes."""
     budget = _Budget(source, limits)
-    for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
-        for name in dirnames + filenames:
-            full = Path(dirpath) / name
-            if full.is_symlink():
-                raise BundleError(f"{source}: refusing symbolic link {full.relative_to(source)}")
-        for name in filenames:
-            full = Path(dirpath) / name
-            relative = full.relative_to(source).as_posix()
-            info = full.lstat()
-            if not stat.S_ISREG(info.st_mode):
-                raise BundleError(f"{source}: refusing special file {relative}")
-            if info.st_nlink > 1:
-                raise BundleError(f"{source}: refusing {relative}: it is a hard link")
-            _safe_member_name(source, relative)
-            budget.count()
-            budget.take(relative, info.st_size)
-            dest = root / relative
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(full, dest)
+    files: list[str] = []
+    manifest: bytes | None = None
+    # Links to directories come too (never entered), and are refused like any link.
+    for entry in walk_files(str(source), dir_links=True):
+        full = Path(entry)
+        relative = full.relative_to(source).as_posix()
+        info = full.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            raise BundleError(f"{source}: refusing symbolic link {_shown(relative)}")
+        if not stat.S_ISREG(info.st_mode):
+            raise BundleError(f"{source}: refusing special file {_shown(relative)}")
+        if info.st_nlink > 1:
+            raise BundleError(f"{source}: refusing {_shown(relative)}: it is a hard link")
+        _safe_member_name(source, relative)
+        budget.count()
+        if relative == MANIFEST:
+            if info.st_size > limits.manifest_bytes:
+                raise BundleError(
+                    f"{source}: {MANIFEST} is over the {limits.manifest_bytes}-byte limit; refusing"
+                )
+            with open_regular(entry) as stream:
+                manifest = stream.read(limits.manifest_bytes + 1)
+            continue
+        budget.take(relative, info.st_size)
+        files.append(relative)
+    return files, manifest
+
+
+def _copy_dir_bundle(source: Path, files: list[str], root: Path) -> None:
+    for relative in files:
+        dest = root / relative
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open_regular(str(source / relative)) as src, create_new(str(dest)) as out:
+                shutil.copyfileobj(src, out)
+        except UnreadableInput as exc:
+            raise BundleError(f"{source}: cannot read {_shown(relative)}: {exc}") from exc

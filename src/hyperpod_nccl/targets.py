@@ -62,7 +62,7 @@ def partition_for_region(region: str) -> str:
 
 def parse_region(value: str) -> str:
     region = value.strip()
-    if not _REGION.match(region):
+    if not _REGION.fullmatch(region):
         raise UsageError(
             f"invalid region {value!r}: expected a region code such as us-west-2, "
             "us-gov-west-1 or us-iso-east-1"
@@ -72,7 +72,7 @@ def parse_region(value: str) -> str:
 
 def parse_cluster(value: str) -> ClusterRef:
     text = value.strip()
-    arn = _CLUSTER_ARN.match(text)
+    arn = _CLUSTER_ARN.fullmatch(text)
     if arn:
         region = parse_region(arn["region"])
         expected = partition_for_region(region)
@@ -87,7 +87,7 @@ def parse_cluster(value: str) -> ClusterRef:
             f"invalid cluster ARN {value!r}: expected "
             "arn:<partition>:sagemaker:<region>:<account>:cluster/<12-character id>"
         )
-    if not _CLUSTER_NAME.match(text):
+    if not _CLUSTER_NAME.fullmatch(text):
         raise UsageError(
             f"invalid cluster name {value!r}: 1-63 letters, digits and hyphens, starting and "
             "ending with a letter or digit"
@@ -118,7 +118,7 @@ def parse_node_id(value: str) -> str:
     text = value.strip()
     if text.startswith(_K8S_NODE_PREFIX):
         text = text[len(_K8S_NODE_PREFIX) :]
-    if not _INSTANCE_ID.match(text):
+    if not _INSTANCE_ID.fullmatch(text):
         raise UsageError(
             f"invalid node id {value!r}: expected an instance id such as i-0123456789abcdef0 "
             "(or its Kubernetes node name hyperpod-i-0123456789abcdef0)"
@@ -127,7 +127,7 @@ def parse_node_id(value: str) -> str:
 
 
 def parse_namespace(value: str) -> str:
-    if not _DNS_LABEL.match(value):
+    if not _DNS_LABEL.fullmatch(value):
         raise UsageError(
             f"invalid namespace {value!r}: lower-case letters, digits and '-', at most 63 "
             "characters"
@@ -136,7 +136,7 @@ def parse_namespace(value: str) -> str:
 
 
 def parse_job_name(value: str) -> str:
-    if not _DNS_SUBDOMAIN.match(value):
+    if not _DNS_SUBDOMAIN.fullmatch(value):
         raise UsageError(
             f"invalid job name {value!r}: lower-case letters, digits, '-' and '.', at most "
             "253 characters"
@@ -145,7 +145,7 @@ def parse_job_name(value: str) -> str:
 
 
 def parse_since(value: str) -> timedelta:
-    match = _DURATION.match(value.strip())
+    match = _DURATION.fullmatch(value.strip())
     if not match:
         raise UsageError(f"invalid --since {value!r}: expected a duration such as 30m, 2h or 1d")
     window = timedelta(seconds=int(match["amount"]) * _UNIT_SECONDS[match["unit"]])

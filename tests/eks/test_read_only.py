@@ -64,17 +64,17 @@ def test_aws_write_is_refused_before_it_is_sent(lab: Any) -> None:
 
 
 def test_a_stubbed_client_cannot_bypass_the_refusal() -> None:
-    """The hook runs at parameter-build time, ahead of any before-call handler (a Stubber
+    """The client exposes no write to stub (the refusal comes as the stub is set up), and
+    the hook runs at parameter-build time, ahead of any before-call handler (a Stubber
     answers at before-call), so even a stub cannot make a write look allowed."""
     reader = AwsReader("us-west-2", max_attempts=1)
     sagemaker = reader.client("sagemaker")
-    with Stubber(sagemaker) as stub:
+    with Stubber(sagemaker) as stub, pytest.raises(ReadOnlyViolation):
         stub.add_response(
             "delete_cluster",
             {"ClusterArn": "arn:aws:sagemaker:us-west-2:123456789012:cluster/a1b2c3d4e5f6"},
         )
-        with pytest.raises(ReadOnlyViolation):
-            sagemaker.delete_cluster(ClusterName="ml-cluster")
+        sagemaker.delete_cluster(ClusterName="ml-cluster")
 
 
 def test_allow_list_holds_only_reads() -> None:

@@ -39,6 +39,7 @@ from hyperpod_nccl.model import Report
 from hyperpod_nccl.redact import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
+from hyperpod_nccl.safeio import TargetExists, create_new, line_chunks, refuse_existing
 from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 SUMMARY = "summary.md"
@@ -55,6 +56,7 @@ class EscalationOptions:
     obfuscate: bool = False
     redact: bool = True
     argv: Sequence[str] = ()
+    inputs: Sequence[str] = ()  # what the run reads: never a bundle's target
 
 
 @dataclass(frozen=True)
@@ -71,11 +73,21 @@ def mapping_path_for(bundle: str) -> Path:
 
 def check_target(options: EscalationOptions) -> None:
     """Refuse before any work is done if the bundle (or its mapping file) already exists."""
-    if os.path.lexists(options.path):
-        raise BundleError(f"{options.path} already exists; not overwriting it")
-    mapping = mapping_path_for(options.path)
-    if options.obfuscate and os.path.lexists(mapping):
-        raise BundleError(f"{mapping} already exists; not overwriting it")
+    try:
+        refuse_existing(options.path, "bundle", tuple(options.inputs))
+        mapping = mapping_path_for(options.path)
+        if options.obfuscate:
+            refuse_existing(str(mapping), "mapping file", tuple(options.inputs))
+    except TargetExists as exc:
+        raise BundleError(str(exc)) from exc
+    # The nearest directory that exists must be writable: say so now, not after the work.
+    directory = os.path.dirname(os.path.abspath(options.path))
+    while not os.path.isdir(directory) and os.path.dirname(directory) != directory:
+        if os.path.lexists(directory):
+            raise BundleError(f"cannot create {options.path}: {directory} is not a directory")
+        directory = os.path.dirname(directory)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise BundleError(f"cannot create {options.path}: {directory} is not writable")
 
 
 def tool_versions() -> dict[str, str]:
@@ -167,13 +179,12 @@ def _learned_obfuscator(snapshot: Snapshot, report: Report) -> Obfuscator:
         if path is None:
             continue
         with open(path, "rb") as stream:
-            for chunk in iter(lambda s=stream: b"".join(s.readlines(4 << 20)), b""):  # type: ignore[misc]
+            for chunk in line_chunks(stream, 4 << 20):
                 obfuscator.learn(chunk.decode("utf-8", "replace"))
     return obfuscator
 
 
 def _write_private(path: Path, text: str) -> None:
     """Create `path` readable and writable by its owner only; never overwrite."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+    with create_new(str(path), 0o600) as out:
+        out.write(text.encode("utf-8"))

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from hyperpod_nccl.bundle.keywords import KeywordFinder
 from hyperpod_nccl.rules.attribution import iso, parse_timestamp
+from hyperpod_nccl.safeio import line_chunks
 
 _ENV_NAME = (
     r"(?:(?:NCCL|FI|TORCH|TORCHELASTIC|PYTORCH|CUDA|OMPI_MCA|UCX|NVIDIA|OFI_NCCL)_[A-Z0-9_]+"
@@ -105,10 +106,7 @@ class JobFacts:
         """Read a whole log: facts from every chunk, its time span from its head and tail."""
         head = True
         tail = b""
-        while True:
-            chunk = b"".join(stream.readlines(chunk_bytes))
-            if not chunk:
-                break
+        for chunk in line_chunks(stream, chunk_bytes):
             self.read_bytes(source, chunk)
             if head:
                 self._see(_first_time(chunk.decode("utf-8", "replace").splitlines()[:HEAD_LINES]))

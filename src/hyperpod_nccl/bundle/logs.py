@@ -26,6 +26,7 @@ from hyperpod_nccl.commands.common import save_escalation_bundle
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.model import NotChecked, Report
+from hyperpod_nccl.safeio import LimitReached
 from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 LOGS_PREFIX = "logs/"
@@ -63,6 +64,8 @@ def ingest_logs(snapshot: Snapshot, paths: Sequence[str], labels: dict[str, str]
         try:
             with open_stream(item) as stream:
                 snapshot.put_stream(name, stream, source=given)
+        except LimitReached as exc:
+            snapshot.note(name, str(exc))  # put_stream kept what came before the limit
         except UnreadableInput as exc:
             snapshot.missing(name, str(exc), source=given)
         except (EOFError, gzip.BadGzipFile, zlib.error) as exc:

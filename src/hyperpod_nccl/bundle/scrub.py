@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
 from hyperpod_nccl.redact import Redactor, redact_document
+from hyperpod_nccl.safeio import line_chunks
 
 CHUNK_BYTES = 4 * 1024 * 1024
 
@@ -38,13 +39,14 @@ class Scrubber:
     def copy(self, source: IO[bytes], target: IO[bytes]) -> None:
         """Scrub text from `source` to `target`. A document that fits in one chunk is scrubbed
         whole (so a kubeconfig goes by its structure); a larger one streams in bounded memory."""
-        first = b"".join(source.readlines(CHUNK_BYTES))
-        rest = b"".join(source.readlines(CHUNK_BYTES))
+        chunks = line_chunks(source, CHUNK_BYTES)
+        first = next(chunks, b"")
+        rest = next(chunks, b"")
         if not rest:
             text = first.decode("utf-8", "surrogateescape")
             target.write(self.text(text).encode("utf-8", "surrogateescape"))
             return
-        for chunk in self._scrubbed_chunks(source, (first, rest)):
+        for chunk in self._scrubbed_chunks(itertools.chain((first, rest), chunks)):
             target.write(chunk)
 
     def describe(self) -> dict[str, Any]:
@@ -61,9 +63,7 @@ class Scrubber:
             text = self.redactor.text(text)
         return self.obfuscator.apply(text) if self.obfuscator is not None else text
 
-    def _scrubbed_chunks(self, source: IO[bytes], read: tuple[bytes, ...]) -> Iterator[bytes]:
-        more = iter(lambda: b"".join(source.readlines(CHUNK_BYTES)), b"")
-        chunks: Iterator[bytes] = itertools.chain(read, more)
+    def _scrubbed_chunks(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         if self.redactor is not None:
             chunks = self.redactor.chunks(chunks)
         for chunk in chunks:

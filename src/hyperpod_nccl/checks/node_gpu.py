@@ -37,7 +37,7 @@ def instance_type(snapshot: Snapshot, node: str) -> str | None:
 
 
 def _node_id(node: str) -> str:
-    return node if _INSTANCE_ID.match(node) else "<instance-id>"
+    return node if _INSTANCE_ID.fullmatch(node) else "<instance-id>"
 
 
 def recovery_commands(node: str, action: str) -> list[SuggestedCommand]:

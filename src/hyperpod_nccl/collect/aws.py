@@ -1,9 +1,12 @@
-"""Read-only access to AWS: a boto3 session whose clients refuse every operation that is not
-on an allow-list of read calls, before the request is even built.
+"""Read-only access to AWS: clients that refuse every operation that is not on an allow-list
+of read calls, before the request is even built.
 
-The refusal is a botocore `before-parameter-build` hook registered on the session, so every
-client made from it carries the hook, and it runs before any other handler (a Stubber
-included) can answer the call. Errors are sorted into the few kinds `diagnose` treats
+The allow-list is enforced where a client is made: `AwsReader.client` hands out a
+ReadOnlyClient, which exposes the allowed operations (and paginators for them) and nothing
+else: a write, `_make_api_call` or any other way to send an arbitrary operation is refused on
+access, whatever event handlers anyone registered or unregistered. A botocore
+`before-parameter-build` hook on the session stays as a second guard, ahead of any other
+handler (a Stubber included). Errors are sorted into the few kinds `diagnose` treats
 differently: access denied, throttled (after botocore's own retries with backoff), not
 found, unreachable, other.
 """
@@ -106,10 +109,57 @@ def _refuse_writes(model: Any, **_: Any) -> None:
     service = model.service_model.service_name
     allowed = READ_ONLY_OPERATIONS.get(service, frozenset())
     if model.name not in allowed:
+        raise ReadOnlyViolation(_refusal(service, model.name))
+
+
+# What a ReadOnlyClient exposes besides the allowed operations: nothing that sends a request.
+_CLIENT_ATTRIBUTES = frozenset({"meta", "exceptions", "can_paginate", "waiter_names"})
+
+
+class ReadOnlyClient:
+    """A botocore client with only its allow-listed read operations reachable."""
+
+    __slots__ = ("_allowed", "_client", "_operations", "_service")
+
+    def __init__(self, client: Any, service: str) -> None:
+        from botocore import xform_name
+
+        allowed = READ_ONLY_OPERATIONS.get(service, frozenset())
+        names = client.meta.service_model.operation_names
+        object.__setattr__(self, "_client", client)
+        object.__setattr__(self, "_service", service)
+        object.__setattr__(self, "_allowed", allowed)
+        # python_name -> OperationName, for every operation the service has
+        object.__setattr__(self, "_operations", {xform_name(n): n for n in names})
+
+    def __getattr__(self, name: str) -> Any:
+        operation = self._operations.get(name)
+        if operation is not None:
+            if operation not in self._allowed:
+                raise ReadOnlyViolation(_refusal(self._service, operation))
+            return getattr(self._client, name)
+        if name in _CLIENT_ATTRIBUTES:
+            return getattr(self._client, name)
         raise ReadOnlyViolation(
-            f"refused {service}:{model.name}: hyperpod-nccl only reads, and this operation "
-            "is not on its read-only allow-list"
+            f"refused {self._service} client attribute {name!r}: hyperpod-nccl only reads, "
+            "through the allow-listed operations"
         )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise ReadOnlyViolation(f"refused to change {name!r} of a read-only AWS client")
+
+    def get_paginator(self, operation: str) -> Any:
+        name = self._operations.get(operation, operation)
+        if name not in self._allowed:
+            raise ReadOnlyViolation(_refusal(self._service, name))
+        return self._client.get_paginator(operation)
+
+
+def _refusal(service: str, operation: str) -> str:
+    return (
+        f"refused {service}:{operation}: hyperpod-nccl only reads, and this operation "
+        "is not on its read-only allow-list"
+    )
 
 
 @dataclass(frozen=True)
@@ -185,11 +235,11 @@ class AwsReader:
         max_pool_connections: int = 16,
     ) -> None:
         try:
-            self.session = boto3.Session(profile_name=profile, region_name=region)
+            self._session = boto3.Session(profile_name=profile, region_name=region)
         except botocore.exceptions.ProfileNotFound as exc:
             raise CredentialsError(f"AWS profile not found: {exc}") from exc
         self.region = region
-        self.session.events.register("before-parameter-build", _refuse_writes)
+        self._session.events.register("before-parameter-build", _refuse_writes)
         self._config = botocore.config.Config(
             region_name=region,
             retries={"mode": "standard", "total_max_attempts": max_attempts},
@@ -198,18 +248,20 @@ class AwsReader:
             max_pool_connections=max_pool_connections,
             user_agent_extra=f"hyperpod-nccl/{__version__}",
         )
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[str, ReadOnlyClient] = {}
         self._lock = threading.Lock()
 
-    def client(self, service: str) -> Any:
+    def client(self, service: str) -> ReadOnlyClient:
+        """The service's client, with only its allow-listed reads reachable."""
         with self._lock:
             if service not in self._clients:
-                self._clients[service] = self.session.client(service, config=self._config)
+                raw = self._session.client(service, config=self._config)
+                self._clients[service] = ReadOnlyClient(raw, service)
             return self._clients[service]
 
     def on(self, event: str, handler: Callable[..., Any]) -> None:
         """Register a botocore event handler on every client (used to count calls)."""
-        self.session.events.register(event, handler)
+        self._session.events.register(event, handler)
 
     def caller_identity(self) -> dict[str, Any]:
         """Who we are; turns missing or rejected credentials into a CredentialsError."""

@@ -1,8 +1,10 @@
 """Read-only access to a Kubernetes API server with the official client and a kubeconfig
 (EKS exec authentication included).
 
-The access layer offers list, get-version and pod-log reads only, and its ApiClient refuses
-any HTTP method but GET before a request is made. Connection problems are told apart:
+The access layer offers list, get-version and pod-log reads only. Its ApiClient, and the REST
+client under it, refuse before a request is made any HTTP method but GET and any path but
+those reads (so no exec, attach, port-forward or proxy path, which are GETs too); the
+request functions cannot be swapped (as `kubernetes.stream` swaps them for a websocket). Connection problems are told apart:
 no kubeconfig, a context that points at another cluster than the HyperPod cluster's EKS
 cluster, an API server that cannot be reached, credentials it rejects, and RBAC that forbids
 one resource (only the checks needing that resource are skipped).
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ import urllib3
 import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
+from kubernetes.client import rest as k8s_rest
 from kubernetes.client.exceptions import ApiException
 
 from hyperpod_nccl.collect.aws import ReadOnlyViolation
@@ -48,14 +52,82 @@ RESOURCES: dict[str, tuple[str, str, bool]] = {
 }
 
 
-class ReadOnlyApiClient(k8s_client.ApiClient):  # type: ignore[misc]
-    """An ApiClient that sends GET requests only; anything else is refused in-process."""
+_SEGMENT = r"[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?"
+# Every path the reader requests, and no other: the version, the lists of RESOURCES (in a
+# namespace or across all), and a pod's log.
+_READ_PATHS = re.compile(
+    "|".join(
+        [
+            "/version",
+            f"/api/v1/namespaces/{_SEGMENT}/pods/{_SEGMENT}/log",
+            *(
+                re.escape(prefix)
+                + (f"(?:/namespaces/{_SEGMENT})?" if namespaced else "")
+                + "/"
+                + re.escape(plural)
+                for prefix, plural, namespaced in RESOURCES.values()
+            ),
+        ]
+    )
+)
+# Attributes of the ApiClient that send requests: fixed once it is made.
+_SEALED = frozenset({"request", "rest_client", "call_api", "configuration"})
+
+
+def _check_read(method: str, url: str, host: str) -> None:
+    """Refuse anything but a GET of one of the reader's own paths on the configured server."""
+    if str(method).upper() != "GET":
+        raise ReadOnlyViolation(f"refused {method} {url}: hyperpod-nccl only reads from Kubernetes")
+    base = host.rstrip("/")
+    if not url.startswith(base + "/"):
+        raise ReadOnlyViolation(f"refused GET {url}: not the configured API server {base}")
+    path = url[len(base) :].split("?", 1)[0]
+    if not _READ_PATHS.fullmatch(path):
+        raise ReadOnlyViolation(
+            f"refused GET {path}: hyperpod-nccl reads only the version, lists and pod logs "
+            "(no exec, attach, port-forward or proxy)"
+        )
+
+
+class ReadOnlyRESTClient(k8s_rest.RESTClientObject):  # type: ignore[misc]
+    """The REST client under ReadOnlyApiClient: GETs of the reader's own paths only."""
+
+    def __init__(self, configuration: Any) -> None:
+        super().__init__(configuration)
+        self._host = configuration.host
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-        if str(method).upper() != "GET":
+        _check_read(method, url, self._host)
+        return super().request(method, url, *args, **kwargs)
+
+
+class ReadOnlyApiClient(k8s_client.ApiClient):  # type: ignore[misc]
+    """An ApiClient that sends GETs of the reader's own paths only; anything else, or an
+    attempt to swap its request functions, is refused in-process."""
+
+    def __init__(self, configuration: Any = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(configuration, *args, **kwargs)
+        object.__setattr__(self, "rest_client", ReadOnlyRESTClient(self.configuration))
+        object.__setattr__(self, "_sealed", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SEALED and getattr(self, "_sealed", False):
             raise ReadOnlyViolation(
-                f"refused {method} {url}: hyperpod-nccl only reads from Kubernetes"
+                f"refused to replace {name!r} of the read-only Kubernetes client "
+                "(kubernetes.stream does this to exec in a pod)"
             )
+        object.__setattr__(self, name, value)
+
+    def call_api(self, resource_path: str, method: str, *args: Any, **kwargs: Any) -> Any:
+        path_params = kwargs.get("path_params") or (args[0] if args else None) or {}
+        path = resource_path
+        for key, value in dict(path_params).items():
+            path = path.replace("{" + str(key) + "}", str(value))
+        _check_read(method, self.configuration.host.rstrip("/") + path, self.configuration.host)
+        return super().call_api(resource_path, method, *args, **kwargs)
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        _check_read(method, url, self.configuration.host)
         return super().request(method, url, *args, **kwargs)
 
 

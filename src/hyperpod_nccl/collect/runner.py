@@ -69,7 +69,7 @@ def _options_only(args: Sequence[str], allowed: set[str]) -> bool:
 
 
 def _is_safe_path(path: str) -> bool:
-    return bool(_SAFE_PATH.match(path)) and ".." not in PurePosixPath(path).parts
+    return bool(_SAFE_PATH.fullmatch(path)) and ".." not in PurePosixPath(path).parts
 
 
 def _sinfo(args: Sequence[str]) -> bool:
@@ -108,11 +108,11 @@ def _cat(args: Sequence[str]) -> bool:
     if len(args) != 1 or not _is_safe_path(args[0]):
         return False
     path = args[0]
-    return bool(_LOGIND_FILE.match(path) or _SLURM_CONF.match(path))
+    return bool(_LOGIND_FILE.fullmatch(path) or _SLURM_CONF.fullmatch(path))
 
 
 def _ls(args: Sequence[str]) -> bool:
-    return len(args) == 2 and args[0] == "-1" and bool(_LOGIND_DIR.match(args[1]))
+    return len(args) == 2 and args[0] == "-1" and bool(_LOGIND_DIR.fullmatch(args[1]))
 
 
 ALLOWED: dict[str, Callable[[Sequence[str]], bool]] = {

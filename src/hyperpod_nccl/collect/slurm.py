@@ -21,6 +21,7 @@ Snapshot items (all under `slurm/`):
 
 from __future__ import annotations
 
+import os
 import re
 import resource
 import shutil
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hyperpod_nccl.collect.runner import CommandResult, CommandRunner, LocalRunner
+from hyperpod_nccl.safeio import UnreadableInput, open_regular, walk_files
 from hyperpod_nccl.slurm.config import parse_show_config, script_paths
 from hyperpod_nccl.slurm.jobs import SQUEUE_FORMAT
 from hyperpod_nccl.slurm.logind import DROPIN_DIRS, MAIN_FILES
@@ -317,7 +319,9 @@ def _copy_job_output(snapshot: Snapshot, group: str, given: str) -> None:
     system is read directly: on HyperPod the head node shares it with the compute nodes."""
     root = Path(given)
     if root.is_dir():
-        files = sorted(p for p in root.rglob("*") if p.is_file())[:MAX_JOB_OUTPUT_FILES]
+        # Walked without recursion (any depth); only regular files are read.
+        files = sorted(Path(p) for p in walk_files(given) if os.path.isfile(p))
+        files = files[:MAX_JOB_OUTPUT_FILES]
         if not files:
             snapshot.missing(f"slurm/job_output/{group}{_item_path(given)}", "empty directory")
     else:
@@ -326,12 +330,15 @@ def _copy_job_output(snapshot: Snapshot, group: str, given: str) -> None:
         name = f"slurm/job_output/{group}{_item_path(str(path.absolute()))}"
         try:
             size = path.stat().st_size
-            with open(path, "rb") as stream:
+            with open_regular(str(path)) as stream:
                 if size > MAX_JOB_OUTPUT_BYTES:
                     stream.seek(size - MAX_JOB_OUTPUT_BYTES)
                 data = stream.read(MAX_JOB_OUTPUT_BYTES)
         except OSError as exc:
             snapshot.missing(name, f"{path}: {exc.strerror or exc}", str(path))
+            continue
+        except UnreadableInput as exc:  # a FIFO or device named as the job's output
+            snapshot.missing(name, f"{path}: {exc}", str(path))
             continue
         note = f" (last {MAX_JOB_OUTPUT_BYTES} of {size} bytes)" if size > len(data) else ""
         snapshot.put_text(name, data.decode("utf-8", "replace"), f"{path}{note}")

@@ -86,7 +86,7 @@ SLURM_ITEMS = (
 
 
 def parse_instance_group(value: str, option: str) -> str:
-    if not INSTANCE_GROUP.match(value):
+    if not INSTANCE_GROUP.fullmatch(value):
         raise UsageError(
             f"invalid {option} {value!r}: an instance group name (letters, digits, hyphens)"
         )

@@ -85,7 +85,14 @@ def check_bundle_options(args: argparse.Namespace) -> None:
     ):
         raise UsageError(f"--save-bundle {path}: write PATH.tar.gz, or a directory")
     try:
-        check_target(EscalationOptions(path, obfuscate=getattr(args, "obfuscate", False)))
+        inputs = [
+            *getattr(args, "paths", ()),
+            *([args.bundle] if getattr(args, "bundle", None) else []),
+        ]
+        options = EscalationOptions(
+            path, obfuscate=getattr(args, "obfuscate", False), inputs=inputs
+        )
+        check_target(options)
     except BundleError as exc:
         raise UsageError(f"--save-bundle: {exc}") from exc
 

@@ -22,6 +22,9 @@ commands, and suggested commands come back as data for the user to run.
 an MCP client configuration (the usual "mcpServers" form):
   {"mcpServers": {"hyperpod-nccl": {"command": "hyperpod-nccl", "args": ["mcp"]}}}
 
+Each analysis runs in a process of its own, stopped after HYPERPOD_NCCL_MCP_TIMEOUT_S seconds
+(default 1800); a hung or slow call never holds up the others.
+
 The server speaks MCP on standard input and output; it logs on standard error."""
 
 

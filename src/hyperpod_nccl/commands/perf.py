@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 
 from hyperpod_nccl.bundle.perf import PerfSession
@@ -19,6 +18,7 @@ from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.perf.analysis import PerfOptions
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
 from hyperpod_nccl.perf.render import PERF_FORMATS, render_perf
+from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
 
 EXAMPLES = """examples:
   hyperpod-nccl perf nccl-tests.out                       # one nccl-tests run
@@ -104,25 +104,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.set_defaults(handler=run)
 
 
-def _write(path: str, text: str) -> None:
-    """Write the report next to its final name, then move it into place."""
+def check_output(path: str, inputs: tuple[str, ...]) -> None:
+    """Refuse, before any work, an --output that would replace anything: an existing file,
+    a symbolic link, one of the inputs; or that cannot be written at all. Exit 2."""
+    try:
+        refuse_existing(path, "--output", inputs)
+    except TargetExists as exc:
+        raise UsageError(str(exc)) from exc
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise UsageError(f"--output: directory {directory} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"--output: {path} is a directory")
-    fd, tmp = tempfile.mkstemp(prefix=".hyperpod-nccl-", dir=directory)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"--output: cannot write in {directory}: permission denied")
+
+
+def _write(path: str, text: str) -> None:
+    """Write the report as a new file, all or nothing, never over anything already there."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        # mkstemp makes the file private; give it the permissions a plain write would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        write_new_file(path, text.encode("utf-8"))
+    except TargetExists as exc:
+        raise UsageError(f"--output: {exc}") from exc
     except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         raise UsageError(f"--output: cannot write {path}: {exc.strerror or exc}") from exc
 
 
@@ -132,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths and not args.world_size and not args.bundle:
         raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
     check_bundle_options(args)
+    if args.output:
+        check_output(args.output, (*args.paths, *([args.bundle] if args.bundle else [])))
     options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
     with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         report = session.analyze_perf(options)

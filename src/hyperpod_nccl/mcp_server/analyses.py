@@ -8,10 +8,8 @@ the read-only Slurm queries its allow-listed runner accepts).
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from hyperpod_nccl.api import analyze_logs, diagnose
 from hyperpod_nccl.mcp_server.errors import AnticipatedError, one_line
@@ -21,24 +19,9 @@ from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
 
 INSTANCE_TYPE_NAMES = tuple(t.name for t in INSTANCE_TYPES)
-P = ParamSpec("P")
-R = TypeVar("R")
 
-# The CLI runs one analysis per process, and the api relies on it: the log engine hands its
-# work to forked workers through a module global, so two scans at once in this process would
-# give each other's findings (tests/mcp_server showed it). The SDK runs concurrent tool calls
-# concurrently, so analyses take turns here; a waiting call keeps reporting progress.
-_ONE_AT_A_TIME = threading.Lock()
-
-
-def one_at_a_time(function: Callable[P, R]) -> Callable[P, R]:
-    @functools.wraps(function)
-    def turn(*args: P.args, **kwargs: P.kwargs) -> R:
-        with _ONE_AT_A_TIME:
-            return function(*args, **kwargs)
-
-    return turn
-
+# Each call runs in a process of its own (see isolation.py): the log engine hands its work
+# to forked workers through a module global, which two analyses in one process would share.
 
 # How many unreadable inputs an error message names before "and N more".
 MAX_REASONS = 3
@@ -56,7 +39,6 @@ def _document(report: Report, pasted: str) -> dict[str, Any]:
     return document
 
 
-@one_at_a_time
 def logs(
     paths: Sequence[str], text: str | None, text_name: str | None, engine: str
 ) -> dict[str, Any]:
@@ -74,7 +56,6 @@ def logs(
         return _document(report, pasted)
 
 
-@one_at_a_time
 def perf(
     paths: Sequence[str], text: str | None, text_name: str | None, options: PerfOptions
 ) -> dict[str, Any]:
@@ -102,13 +83,11 @@ def perf(
         return _document(report, pasted)
 
 
-@one_at_a_time
 def diagnose_cluster(**options: Any) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --cluster ...` (or the local Slurm without one) as JSON."""
     return diagnose(**options).to_dict()
 
 
-@one_at_a_time
 def diagnose_bundle(path: str) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --bundle PATH` as JSON."""
     if not path.strip():

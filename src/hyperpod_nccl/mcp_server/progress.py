@@ -7,9 +7,10 @@ can tell a long live collection from a hung server), and the end with what was f
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -41,11 +42,12 @@ class Progress:
 async def run_with_progress(
     ctx: Context,
     what: str,
-    work: Callable[[], T],
+    work: Callable[[], T] | Callable[[], Awaitable[T]],
     outcome: Callable[[T], str],
     heartbeat_s: float = HEARTBEAT_S,
 ) -> T:
-    """Run `work` in a worker thread; report its start, a heartbeat, and `outcome(result)`."""
+    """Run `work` (in a worker thread, or awaited when it is a coroutine function); report
+    its start, a heartbeat, and `outcome(result)`."""
     progress = Progress(ctx, what)
     await progress.report("started")
 
@@ -58,7 +60,10 @@ async def run_with_progress(
     async with anyio.create_task_group() as group:
         group.start_soon(heartbeat)
         try:
-            result = await anyio.to_thread.run_sync(work)
+            if inspect.iscoroutinefunction(work):
+                result = await cast(Callable[[], Awaitable[T]], work)()
+            else:
+                result = await anyio.to_thread.run_sync(cast(Callable[[], T], work))
         except Exception as exc:  # re-raised below as itself, not inside an ExceptionGroup
             failure = exc
         finally:

@@ -8,6 +8,7 @@ nothing; suggested commands come back as data for the agent to show its user.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,8 +20,14 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from hyperpod_nccl import __version__
-from hyperpod_nccl.mcp_server import analyses, catalogue
-from hyperpod_nccl.mcp_server.errors import ANTICIPATED, describe, describe_invalid_arguments
+from hyperpod_nccl.mcp_server import analyses, catalogue, isolation
+from hyperpod_nccl.mcp_server.errors import (
+    ANTICIPATED,
+    describe,
+    describe_invalid_arguments,
+    one_line,
+)
+from hyperpod_nccl.mcp_server.isolation import InternalError, run_isolated
 from hyperpod_nccl.mcp_server.progress import run_with_progress
 from hyperpod_nccl.mcp_server.schemas import CodesResult, ReportResult, SectionResult
 from hyperpod_nccl.perf.analysis import PerfOptions
@@ -69,12 +76,22 @@ def _outcome(document: dict[str, Any]) -> str:
     return f"{document.get('issues_found', 0)} FAIL finding(s), root cause {root}"
 
 
-async def _report(ctx: Context, what: str, work: Callable[[], dict[str, Any]]) -> ReportResult:
-    """Run one analysis with progress; anticipated errors become one-line tool errors."""
+async def _report(
+    ctx: Context, what: str, function: Callable[..., dict[str, Any]], *args: Any
+) -> ReportResult:
+    """Run one analysis in a process of its own (isolation.py), within the per-call limit and
+    with progress; its errors become one-line tool errors that say why."""
+
+    async def work() -> dict[str, Any]:
+        document: dict[str, Any] = await run_isolated(function, *args)
+        return document
+
     try:
         document = await run_with_progress(ctx, what, work, _outcome)
     except ANTICIPATED as exc:
         raise ToolError(describe(exc)) from exc
+    except InternalError as exc:
+        raise ToolError(one_line(str(exc))) from exc
     return cast(ReportResult, document)
 
 
@@ -91,6 +108,9 @@ class HyperpodServer(MCPServer[None]):
             if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
                 message = describe_invalid_arguments(cause)
                 raise ToolError(f"Error executing tool {name}: {message}") from cause
+            if cause is not None and not str(cause).strip():
+                # An exception without a message (MemoryError()) still says what it was.
+                raise ToolError(f"Error executing tool {name}: {type(cause).__name__}") from cause
             raise
 
 
@@ -128,7 +148,7 @@ def build_server() -> HyperpodServer:
         root cause, each finding's ranks, hosts, evidence lines, guide reference and suggested
         commands for the user to run."""
         return await _report(
-            ctx, "analysing logs", lambda: analyses.logs(paths, text, text_name, engine)
+            ctx, "analysing logs", analyses.logs, list(paths), text, text_name, engine
         )
 
     @server.tool(annotations=_annotations("Analyse nccl-tests output"))
@@ -162,9 +182,7 @@ def build_server() -> HyperpodServer:
         dumps or NCCL COLL debug logs for ranks that did not reach a collective."""
         options = PerfOptions(instance_type, transport, expected_busbw_gbps, world_size)
         return await _report(
-            ctx,
-            "analysing nccl-tests output",
-            lambda: analyses.perf(paths, text, text_name, options),
+            ctx, "analysing nccl-tests output", analyses.perf, list(paths), text, text_name, options
         )
 
     @server.tool(annotations=_annotations("Diagnose a HyperPod cluster (live)", open_world=True))
@@ -217,7 +235,7 @@ def build_server() -> HyperpodServer:
             "context": context,
         }
         what = f"diagnosing {cluster}" if cluster else "diagnosing the local Slurm"
-        return await _report(ctx, what, lambda: analyses.diagnose_cluster(**options))
+        return await _report(ctx, what, functools.partial(analyses.diagnose_cluster, **options))
 
     @server.tool(annotations=_annotations("Diagnose a saved bundle"))
     async def diagnose_bundle(
@@ -229,7 +247,7 @@ def build_server() -> HyperpodServer:
         """Replay a bundle saved by `hyperpod-nccl diagnose --save-bundle` through the same
         checks as a live diagnosis, with no AWS or cluster access."""
         bundle = os.path.expanduser(path)
-        return await _report(ctx, f"replaying {path}", lambda: analyses.diagnose_bundle(bundle))
+        return await _report(ctx, f"replaying {path}", analyses.diagnose_bundle, bundle)
 
     @server.tool(annotations=_annotations("Explain a finding code or guide section"))
     def explain(
@@ -259,4 +277,6 @@ def build_server() -> HyperpodServer:
 
 def serve() -> None:
     """Serve over stdio until the client closes the connection."""
-    build_server().run("stdio")
+    server = build_server()
+    isolation.start()  # before the channel is in use: see isolation.start
+    server.run("stdio")

@@ -27,6 +27,7 @@ from hyperpod_nccl.perf.model import Run
 from hyperpod_nccl.perf.nccl_tests import TextParser
 from hyperpod_nccl.perf.reader import Content, open_content
 from hyperpod_nccl.perf.timeout import timeout_finding
+from hyperpod_nccl.safeio import LimitReached
 
 MAX_ROWS_PER_RUN_IN_SUMMARY = 64
 MAX_RUNS_IN_SUMMARY = 500
@@ -55,10 +56,13 @@ def _read_text(name: str, lines: Any, state: _Inputs) -> list[Run]:
     feed_progress = state.collector.feed
     count = 0
     size = 0
-    for count, line in enumerate(lines, 1):
-        size += len(line)
-        parser.feed(count, line)
-        feed_progress(name, count, line)
+    try:
+        for count, line in enumerate(lines, 1):
+            size += len(line)
+            parser.feed(count, line)
+            feed_progress(name, count, line)
+    except LimitReached as exc:  # a decompression limit: the lines before it still count
+        state.not_checked.append(NotChecked(name, str(exc)))
     state.collector.feed_lines(name, [])  # close an analyzer block left open at the end
     state.lines += count
     state.bytes += size

@@ -7,15 +7,22 @@ binary-file check would reject it.
 
 from __future__ import annotations
 
-import gzip
 import io
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from hyperpod_nccl.inputs import GZIP_MAGIC, LogInput, UnreadableInput, open_stream
+from hyperpod_nccl.inputs import SNIFF_BYTES, LogInput, looks_binary
 from hyperpod_nccl.perf.flight_recorder import looks_like_pickle
+from hyperpod_nccl.safeio import (
+    GZIP_MAGIC,
+    BoundedGzip,
+    UnreadableInput,
+    bounded_lines,
+    open_regular,
+)
 
 # A JSON document is parsed whole; anything larger is not an nccl-tests or FR JSON file.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
@@ -44,31 +51,36 @@ def _document(stream: BinaryIO) -> bytes:
 
 @contextmanager
 def open_content(item: LogInput) -> Iterator[Content]:
-    if item.path is not None:
+    """Open one input (only a regular file, or standard input) and say what it holds. Gzip
+    is decompressed within the limits of hyperpod_nccl.safeio, and text lines are cut at
+    safeio.MAX_LINE_BYTES, so no input can take more memory than a 512 MiB document."""
+    if item.path is None:
+        yield from _content(sys.stdin.buffer, sniff=False)
+        return
+    with open_regular(item.path) as raw:
         try:
-            raw = open(item.path, "rb")  # noqa: SIM115 - closed below
+            compressed = _peek(raw, 2).startswith(GZIP_MAGIC)
         except OSError as exc:
             raise UnreadableInput(exc.strerror or str(exc)) from exc
-        with raw:
-            try:
-                head = _peek(raw, 2)
-                stream: BinaryIO = raw
-                if head.startswith(GZIP_MAGIC):
-                    stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-                    head = _peek(stream, 2)
-            except OSError as exc:
-                raise UnreadableInput(exc.strerror or str(exc)) from exc
-            if looks_like_pickle(head):
-                yield Content("pickle", data=_document(stream))
-                return
-    with open_stream(item) as stream:
-        head = _peek(stream, 64).lstrip()
-        if head.startswith(b"{"):
-            yield Content("json", data=_document(stream))
+        if not compressed:
+            yield from _content(raw, sniff=True)
             return
-        text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline=None)
-        try:
-            yield Content("text", lines=iter(text))
-        finally:
-            # Detach so that closing the wrapper never closes standard input.
-            text.detach()
+        with BoundedGzip(raw) as gz, io.BufferedReader(gz) as stream:
+            yield from _content(stream, sniff=False)
+
+
+def _content(stream: BinaryIO, *, sniff: bool) -> Iterator[Content]:
+    """`sniff`: refuse binary data (plain files; gzip and standard input are read as text)."""
+    try:
+        head = _peek(stream, SNIFF_BYTES)
+    except OSError as exc:
+        raise UnreadableInput(exc.strerror or str(exc)) from exc
+    if looks_like_pickle(head[:2]):
+        yield Content("pickle", data=_document(stream))
+        return
+    if sniff and looks_binary(head):
+        raise UnreadableInput("binary file, not text (skipped)")
+    if head[:64].lstrip().startswith(b"{"):
+        yield Content("json", data=_document(stream))
+        return
+    yield Content("text", lines=bounded_lines(stream))

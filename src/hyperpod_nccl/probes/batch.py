@@ -60,7 +60,7 @@ def build(probe_ids: object, nonce: str | None = None) -> BatchScript:
     if not probes:
         raise UnknownProbe("no probes selected")
     nonce = nonce or secrets.token_hex(8)
-    if not _NONCE.match(nonce):
+    if not _NONCE.fullmatch(nonce):
         raise UnknownProbe("invalid nonce")
     return BatchScript(probes, nonce, _render(probes, nonce))
 

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from hyperpod_nccl.inputs import GZIP_MAGIC, LogInput
 from hyperpod_nccl.rules.analyzer import LogAnalysis, LogAnalyzer
+from hyperpod_nccl.safeio import UnreadableInput, open_regular
 
 # Below this many bytes of plain files, starting processes costs more than it saves.
 PARALLEL_MIN_BYTES = 32 * 1024 * 1024
@@ -45,15 +46,15 @@ def _is_plain_file(item: LogInput) -> bool:
     if item.path is None:
         return False
     try:
-        with open(item.path, "rb") as handle:
+        with open_regular(item.path) as handle:
             return not handle.read(2).startswith(GZIP_MAGIC)
-    except OSError:
+    except (OSError, UnreadableInput):
         return False
 
 
 def _line_start_after(path: str, offset: int) -> int:
     """The first byte of the line that contains or follows `offset`."""
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(offset)
         while True:
             block = handle.read(1 << 16)
@@ -134,7 +135,7 @@ def scan_group(analyzer: LogAnalyzer, group: list[Unit], scan_unit: ScanUnit) ->
 def scan_range(analyzer: LogAnalyzer, unit: Unit, lines_before: int) -> int:
     """Scan one byte range of a plain file; returns the number of lines in it."""
     assert unit.item.path is not None and unit.end is not None
-    with open(unit.item.path, "rb") as handle:
+    with open_regular(unit.item.path) as handle:
         reader = _RangeReader(handle, unit.start, unit.end)
         return analyzer.scan(unit.item.name, reader, lines_before).lines  # type: ignore[arg-type]
 

@@ -185,7 +185,7 @@ _INSTANCE = re.compile(r"^i-[0-9a-f]{8,17}$")
 
 def _instance(host: str) -> str:
     """The node's EC2 instance ID if the host is named by one, else a placeholder naming it."""
-    if _INSTANCE.match(host):
+    if _INSTANCE.fullmatch(host):
         return host
     return "<instance-id>" if host.startswith("<") else f"<instance-id-of-{host}>"
 

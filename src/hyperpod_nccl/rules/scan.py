@@ -22,6 +22,7 @@ from hyperpod_nccl.rules.parallel import (
     scan_range,
     worker_count,
 )
+from hyperpod_nccl.safeio import LIMIT_REACHED
 
 TRUNCATED = "gzip data is truncated or corrupt"
 
@@ -77,7 +78,10 @@ def scan_inputs(
         results = [scan_group(analyzer, units, _scan_unit)]
         groups = [units]
     problems = [problem for result in results for problem in result.problems]
-    unreadable = {name for name, reason in problems if not reason.startswith(TRUNCATED)}
+    # Read in part (damaged gzip, a limit reached): what came before still counts as read.
+    unreadable = {
+        name for name, reason in problems if not reason.startswith((TRUNCATED, LIMIT_REACHED))
+    }
     return ScanResult(
         analysis=merge_groups(results),
         not_checked=[NotChecked(name, reason) for name, reason in problems],

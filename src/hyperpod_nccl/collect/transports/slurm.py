@@ -19,7 +19,7 @@ _JOB = re.compile(r"^\d{1,12}$")
 
 
 def validate_node(node: str) -> str:
-    if not isinstance(node, str) or not _NODE.match(node):
+    if not isinstance(node, str) or not _NODE.fullmatch(node):
         raise TransportError(f"not a valid Slurm node name: {node!r}")
     return node
 
@@ -34,7 +34,7 @@ class SlurmTransport(Transport):
         immediate_s: int = 30,
         time_limit_s: int = 600,
     ) -> None:
-        if job_id is not None and not _JOB.match(str(job_id)):
+        if job_id is not None and not _JOB.fullmatch(str(job_id)):
             raise TransportError(f"not a valid Slurm job id: {job_id!r}")
         self.job_id = str(job_id) if job_id is not None else None
         self.srun = srun

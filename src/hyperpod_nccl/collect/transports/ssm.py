@@ -41,19 +41,19 @@ class SsmTarget:
     instance_id: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.cluster_id, str) or not _CLUSTER_ID.match(self.cluster_id):
+        if not isinstance(self.cluster_id, str) or not _CLUSTER_ID.fullmatch(self.cluster_id):
             raise TransportError(
                 f"not a HyperPod cluster id (12 lower-case letters or digits, the end of the "
                 f"cluster ARN): {self.cluster_id!r}"
             )
-        if not isinstance(self.group, str) or not _GROUP.match(self.group):
+        if not isinstance(self.group, str) or not _GROUP.fullmatch(self.group):
             raise TransportError(f"not a valid instance group name: {self.group!r}")
-        if not isinstance(self.instance_id, str) or not _INSTANCE.match(self.instance_id):
+        if not isinstance(self.instance_id, str) or not _INSTANCE.fullmatch(self.instance_id):
             raise TransportError(f"not an EC2 instance id: {self.instance_id!r}")
 
     @classmethod
     def from_cluster_arn(cls, arn: str, group: str, instance_id: str) -> SsmTarget:
-        m = re.match(r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:\d{12}:cluster/([a-z0-9]{12})$", arn)
+        m = re.fullmatch(r"arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:\d{12}:cluster/([a-z0-9]{12})", arn)
         if not m:
             raise TransportError(f"not a HyperPod cluster ARN: {arn!r}")
         return cls(m.group(1), group, instance_id)
@@ -78,9 +78,9 @@ class SsmTransport(Transport):
         for node, target in targets.items():
             if not isinstance(target, SsmTarget):
                 raise TransportError(f"{node}: target must be an SsmTarget")
-        if region is not None and not _REGION.match(region):
+        if region is not None and not _REGION.fullmatch(region):
             raise TransportError(f"not an AWS region: {region!r}")
-        if profile is not None and not _PROFILE.match(profile):
+        if profile is not None and not _PROFILE.fullmatch(profile):
             raise TransportError(f"not a valid profile name: {profile!r}")
         self.targets = dict(targets)
         self.region = region
