@@ -199,8 +199,9 @@ def _zeros_bundle(path: Path, members: int, size: int) -> Path:
 
 
 def test_a_tar_gz_bomb_is_refused_before_any_member_is_extracted(tmp_path: Path) -> None:
-    # 512 MiB of zeros in about half a megabyte: far over 100 times its size.
-    archive = _zeros_bundle(tmp_path / "bomb.tar.gz", 2, 256 * 1024 * 1024)
+    # 1.25 GiB of zeros in about a megabyte: far over 100 times its size, and over the
+    # floor below which a bundle this tool saved (up to 256 MiB per input) is never refused.
+    archive = _zeros_bundle(tmp_path / "bomb.tar.gz", 5, 256 * 1024 * 1024)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     result = run("bundle", "summary", str(archive), tmp=tmp_path, env_tmpdir=scratch)
