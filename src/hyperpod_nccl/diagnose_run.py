@@ -100,7 +100,7 @@ def open_snapshot(request: DiagnoseRequest) -> Iterator[Snapshot]:
         snapshot = load_bundle(request.bundle)
     elif not request.cluster and request.orchestrator in (None, "slurm"):
         # No cluster named: diagnose the Slurm this host can query (a head or login node).
-        from hyperpod_nccl.slurm.diagnose import collect_local_slurm
+        from hyperpod_nccl.collect.slurm_local import collect_local_slurm
 
         if request.nodes or request.sample_nodes is not None or request.all_nodes:
             raise UsageError(
@@ -160,7 +160,7 @@ def save_escalation(
     argv: Sequence[str],
 ) -> None:
     """The escalation bundle for a programmatic call (the CLI prints its own line through
-    `commands.common.save_escalation_bundle`): the reports, summary and collected state,
+    `bundle.escalation.save_requested_bundle`): the reports, summary and collected state,
     redacted unless `redact` is false."""
     from hyperpod_nccl.bundle.escalation import EscalationOptions, save_escalation_bundle
 

@@ -616,3 +616,19 @@ def _copy_dir_bundle(source: Path, files: list[str], root: Path) -> None:
                 shutil.copyfileobj(src, out)
         except UnreadableInput as exc:
             raise BundleError(f"{source}: cannot read {_shown(relative)}: {exc}") from exc
+
+
+def missing_kind(reason: str | None) -> str:
+    """The kind of a recorded reason: access_denied, throttled, not_found, unreachable, ..."""
+    if not reason:
+        return "not_collected"
+    head = reason.split(":", 1)[0]
+    return {
+        "AccessDenied": "access_denied",
+        "Forbidden": "access_denied",
+        "Throttled": "throttled",
+        "NotFound": "not_found",
+        "Unreachable": "unreachable",
+        "Timeout": "throttled",
+        "Truncated": "truncated",
+    }.get(head, "error" if reason != "not collected" else "not_collected")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bundle_helpers import BUNDLE_FIXTURES, bundle_members, corpus_case, run_cli
 
-from hyperpod_nccl.commands.common import save_escalation_bundle
+from hyperpod_nccl.bundle.escalation import save_requested_bundle
 from hyperpod_nccl.model import Evidence, Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
 
@@ -97,7 +97,7 @@ def _saved_summary(tmp_path: Path, obfuscate: bool) -> tuple[Path, str]:
     bundle = tmp_path / "diag.tar.gz"
     args = argparse.Namespace(save_bundle=str(bundle), obfuscate=obfuscate, no_redact=False)
     try:
-        save_escalation_bundle(report, snapshot, args)
+        save_requested_bundle(report, snapshot, args)
     finally:
         snapshot.close()
     result = run_cli("bundle", "summary", str(bundle))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcpclient import REPO, Server
 
-from hyperpod_nccl.slurm.diagnose import NO_SLURM_HERE
+from hyperpod_nccl.collect.slurm_local import NO_SLURM_HERE
 
 EXAMPLE_BUNDLES = REPO / "examples" / "bundles"
 DIAGNOSE_JSON = [sys.executable, "-m", "hyperpod_nccl.cli", "diagnose", "--format", "json"]

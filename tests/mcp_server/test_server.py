@@ -76,7 +76,7 @@ ALLOWED_PROJECT_IMPORTS = {
     "hyperpod_nccl.rules.catalog",
     "hyperpod_nccl.perf.analysis",
     "hyperpod_nccl.perf.expected",
-    "hyperpod_nccl.commands.explain",
+    "hyperpod_nccl.kb.topics",  # the guide lookup the CLI's explain also uses
     "hyperpod_nccl.model",
     "hyperpod_nccl.exit_codes",
     "hyperpod_nccl.snapshot",

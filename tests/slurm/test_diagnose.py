@@ -9,9 +9,9 @@ import pytest
 from slurmlab import sh
 
 from hyperpod_nccl.api import diagnose
+from hyperpod_nccl.collect.slurm_local import NO_SLURM_HERE
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.report import render
-from hyperpod_nccl.slurm.diagnose import NO_SLURM_HERE
 
 
 def test_local_slurm_diagnosis_names_the_down_node_and_says_aws_was_not_checked(

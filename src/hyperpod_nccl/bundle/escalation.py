@@ -19,6 +19,7 @@ Layout (inside the .tar.gz or directory):
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -35,6 +36,7 @@ from hyperpod_nccl.bundle.jobfacts import JobFacts
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
 from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.bundle.summary import render_summary
+from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.redact import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
@@ -188,3 +190,31 @@ def _write_private(path: Path, text: str) -> None:
     """Create `path` readable and writable by its owner only; never overwrite."""
     with create_new(str(path), 0o600) as out:
         out.write(text.encode("utf-8"))
+
+
+def save_requested_bundle(report: Report, snapshot: Snapshot, args: argparse.Namespace) -> None:
+    """Write the escalation bundle `--save-bundle` asked for (nothing without it); say where
+    on standard error. A bundle that cannot be written raises InputError (exit 1)."""
+    path = getattr(args, "save_bundle", None)
+    if path is None:
+        return
+    redact = not getattr(args, "no_redact", False)
+    if not redact:
+        print(
+            "hyperpod-nccl: WARNING: --no-redact: the bundle keeps every secret it read "
+            "(keys, tokens, passwords). Do not share it.",
+            file=sys.stderr,
+        )
+    options = EscalationOptions(
+        path, obfuscate=getattr(args, "obfuscate", False), redact=redact, argv=sys.argv
+    )
+    try:
+        saved = save_escalation_bundle(report, snapshot, options)
+    except (BundleError, OSError) as exc:
+        raise InputError(f"cannot save the bundle: {exc}") from exc
+    redacted = sum(saved.redacted.values())
+    line = f"hyperpod-nccl: bundle saved to {saved.path}"
+    line += f" ({redacted} secret(s) redacted)" if redact else " (NOT redacted)"
+    if saved.mapping_path is not None:
+        line += f"; obfuscation mapping (keep it, do not send it) in {saved.mapping_path}"
+    print(line, file=sys.stderr)

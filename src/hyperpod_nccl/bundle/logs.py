@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.commands.common import save_escalation_bundle
+from hyperpod_nccl.bundle.escalation import save_requested_bundle
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.model import NotChecked, Report
@@ -226,12 +226,12 @@ class LogSession:
         if not self._save:
             return
         if self._snapshot is not None:  # a bundle saved again, e.g. now obfuscated
-            save_escalation_bundle(report, self._snapshot, args)
+            save_requested_bundle(report, self._snapshot, args)
             return
         snapshot = Snapshot(meta={"command": self.command})
         try:
             self._ingest(snapshot)
-            save_escalation_bundle(report, snapshot, args)
+            save_requested_bundle(report, snapshot, args)
         finally:
             snapshot.close()
 

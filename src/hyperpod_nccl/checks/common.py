@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from hyperpod_nccl.collect.recorder import missing_kind
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot import Snapshot, missing_kind
 
 # Kinds of missing data that mean "looked, but only partly" rather than "could not look".
 _INCOMPLETE_KINDS = frozenset({"throttled", "truncated"})

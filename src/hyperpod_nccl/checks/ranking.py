@@ -9,9 +9,8 @@ from collections import defaultdict
 
 from hyperpod_nccl import root_cause
 from hyperpod_nccl.checks.common import finding, listed, plural
-from hyperpod_nccl.collect.recorder import missing_kind
 from hyperpod_nccl.model import Finding, Priority, Status
-from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot import Snapshot, missing_kind
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:

@@ -15,6 +15,7 @@ import botocore.exceptions
 
 from hyperpod_nccl.collect.aws import CallFailure, classify_error
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot import missing_kind as missing_kind  # where collectors look for it
 
 T = TypeVar("T")
 
@@ -37,22 +38,6 @@ class Recorder:
     def fail(self, name: str, failure: CallFailure) -> None:
         self.failures.append(failure)
         self.snapshot.missing(name, failure.reason(), source=failure.action)
-
-
-def missing_kind(reason: str | None) -> str:
-    """The kind of a recorded reason: access_denied, throttled, not_found, unreachable, ..."""
-    if not reason:
-        return "not_collected"
-    head = reason.split(":", 1)[0]
-    return {
-        "AccessDenied": "access_denied",
-        "Forbidden": "access_denied",
-        "Throttled": "throttled",
-        "NotFound": "not_found",
-        "Unreachable": "unreachable",
-        "Timeout": "throttled",
-        "Truncated": "truncated",
-    }.get(head, "error" if reason != "not collected" else "not_collected")
 
 
 def as_list(value: Any) -> list[Any]:

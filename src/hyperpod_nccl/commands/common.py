@@ -6,12 +6,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
+from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
 
 if TYPE_CHECKING:
-    from hyperpod_nccl.snapshot import Snapshot
+    pass
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def add_bundle_options(parser: argparse.ArgumentParser) -> None:
     """`--save-bundle PATH [--obfuscate | --no-redact]`, for every command with a Report.
 
     Call `check_bundle_options(args)` before the work (it refuses an existing target) and
-    `save_escalation_bundle(report, snapshot, args)` after it.
+    `bundle.escalation.save_requested_bundle(report, snapshot, args)` after it.
     """
     group = parser.add_argument_group("escalation bundle")
     group.add_argument(
@@ -95,35 +95,3 @@ def check_bundle_options(args: argparse.Namespace) -> None:
         check_target(options)
     except BundleError as exc:
         raise UsageError(f"--save-bundle: {exc}") from exc
-
-
-def save_escalation_bundle(report: Report, snapshot: Snapshot, args: argparse.Namespace) -> None:
-    """Write the escalation bundle `--save-bundle` asked for (nothing without it); say where
-    on standard error. A bundle that cannot be written raises InputError (exit 1)."""
-    from hyperpod_nccl.bundle.escalation import EscalationOptions
-    from hyperpod_nccl.bundle.escalation import save_escalation_bundle as save
-    from hyperpod_nccl.snapshot import BundleError
-
-    path = getattr(args, "save_bundle", None)
-    if path is None:
-        return
-    redact = not getattr(args, "no_redact", False)
-    if not redact:
-        print(
-            "hyperpod-nccl: WARNING: --no-redact: the bundle keeps every secret it read "
-            "(keys, tokens, passwords). Do not share it.",
-            file=sys.stderr,
-        )
-    options = EscalationOptions(
-        path, obfuscate=getattr(args, "obfuscate", False), redact=redact, argv=sys.argv
-    )
-    try:
-        saved = save(report, snapshot, options)
-    except (BundleError, OSError) as exc:
-        raise InputError(f"cannot save the bundle: {exc}") from exc
-    redacted = sum(saved.redacted.values())
-    line = f"hyperpod-nccl: bundle saved to {saved.path}"
-    line += f" ({redacted} secret(s) redacted)" if redact else " (NOT redacted)"
-    if saved.mapping_path is not None:
-        line += f"; obfuscation mapping (keep it, do not send it) in {saved.mapping_path}"
-    print(line, file=sys.stderr)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 
 from hyperpod_nccl.api import analyze_snapshot
+from hyperpod_nccl.bundle.escalation import save_requested_bundle
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
     check_bundle_options,
     emit,
-    save_escalation_bundle,
 )
 from hyperpod_nccl.diagnose_run import DiagnoseRequest, open_snapshot
 
@@ -118,5 +118,5 @@ def run(args: argparse.Namespace) -> int:
     with open_snapshot(request) as snapshot:
         report = analyze_snapshot(snapshot, bundle=args.bundle, saved_to=args.save_bundle)
         code = emit(report, args)
-        save_escalation_bundle(report, snapshot, args)
+        save_requested_bundle(report, snapshot, args)
     return code

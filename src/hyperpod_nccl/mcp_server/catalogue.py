@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hyperpod_nccl import kb
 from hyperpod_nccl.checks import load_checks
-from hyperpod_nccl.commands.explain import unknown_topic_message
+from hyperpod_nccl.kb.topics import unknown_topic_message
 from hyperpod_nccl.mcp_server.errors import AnticipatedError
 from hyperpod_nccl.mcp_server.schemas import (
     CodesResult,

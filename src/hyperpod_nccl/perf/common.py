@@ -5,6 +5,7 @@ from __future__ import annotations
 from hyperpod_nccl.kb import reference_for_code
 from hyperpod_nccl.model import Evidence
 from hyperpod_nccl.perf.model import Row, Run
+from hyperpod_nccl.report.units import size_text as size_text  # re-exported for perf modules
 from hyperpod_nccl.rules.titles import format_hosts
 
 MAX_EVIDENCE = 6
@@ -16,15 +17,6 @@ def reference(code: str) -> str | None:
         return reference_for_code(code)
     except KeyError:
         return None
-
-
-def size_text(size: int) -> str:
-    """1073741824 -> '1 GiB', 33554432 -> '32 MiB'."""
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            value = size / scale
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} B"
 
 
 def run_name(run: Run) -> str:

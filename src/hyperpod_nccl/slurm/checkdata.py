@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from hyperpod_nccl.collect.recorder import missing_kind
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.slurm.jobs import (
     SlurmJob,
@@ -19,7 +18,7 @@ from hyperpod_nccl.slurm.nodes import (
     parse_scontrol_nodes,
     parse_sinfo_json,
 )
-from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot import Snapshot, missing_kind
 
 AREA = "slurm"
 # A job waiting its turn longer than this is reported (its reason may still be ordinary).
