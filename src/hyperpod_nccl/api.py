@@ -3,96 +3,13 @@ faces over these."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 
-from hyperpod_nccl import root_cause
-from hyperpod_nccl.inputs import LogInput, expand
-from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
-from hyperpod_nccl.perf.flight_recorder import looks_like_pickle
-from hyperpod_nccl.perf.progress import progress_findings
-from hyperpod_nccl.rules.catalog import load_catalog
-from hyperpod_nccl.rules.diagnosis import add_external_findings
-from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
-from hyperpod_nccl.rules.scan import scan_inputs
-from hyperpod_nccl.safeio import UnreadableInput, open_regular
+from hyperpod_nccl.log_analysis import analyze_logs as analyze_logs
+from hyperpod_nccl.log_analysis import is_flight_recorder_dump as is_flight_recorder_dump
+from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
-
-
-def is_flight_recorder_dump(item: LogInput) -> bool:
-    """A PyTorch Flight Recorder dump (a pickle, or its JSON form), read by the per-rank
-    progress analysis rather than scanned as text."""
-    if item.path is None:
-        return False
-    try:
-        with open_regular(item.path) as handle:
-            head = handle.read(4096)
-    except (OSError, UnreadableInput):
-        return False
-    if looks_like_pickle(head):
-        return True
-    stripped = head.lstrip()
-    return stripped.startswith(b"{") and b'"entries"' in head and b'"version"' in head
-
-
-def analyze_logs(
-    paths: Sequence[str], *, backend: str = "auto", workers: int | None = None
-) -> Report:
-    """Analyse log files, directories, .gz files or `-` (stdin) and name the root cause.
-    Big inputs are scanned on all CPUs (`workers`, default: the CPUs available); the findings
-    are the same as a serial scan's."""
-    started = time.perf_counter()
-    catalog = load_catalog()
-    inputs, not_checked = expand(paths)
-    dumps = [item for item in inputs if is_flight_recorder_dump(item)]
-    scanned = scan_inputs([i for i in inputs if i not in dumps], catalog, backend, workers)
-    not_checked += scanned.not_checked
-    read = scanned.inputs_read + len(dumps)
-    # Per-rank progress (NCCL COLL lines, flight recorder dumps) needs its own pass; it runs
-    # only on the inputs where the one-pass scan saw such evidence.
-    progress_paths = [d.name for d in dumps] + sorted(
-        s for s in scanned.analysis.facts.progress_sources if os.path.isfile(s)
-    )
-    progress = progress_findings(progress_paths) if progress_paths else []
-    add_external_findings(scanned.analysis, progress, catalog)
-    findings = diagnose_logs(scanned.analysis, catalog)
-    findings += [f for f in progress if f.code not in catalog.codes]
-    root_cause.rank(findings, catalog.registry)
-    sources = scanned.analysis.sources
-    summary = {
-        "inputs": len(inputs),
-        "inputs_read": read,
-        "bytes": sum(s.bytes for s in sources),
-        "lines": sum(s.lines for s in sources),
-        "matched_lines": sum(s.matched_lines for s in sources),
-        "engine": scanned.engine,
-        "workers": scanned.workers,
-        "elapsed_s": round(time.perf_counter() - started, 3),
-    }
-    if not_checked:
-        findings.append(
-            Finding(
-                code="INPUT_UNREADABLE",
-                status=Status.INCOMPLETE,
-                priority=Priority.P2,
-                title=f"{len(not_checked)} input(s) could not be read in full; findings may be missing",
-                reference="debugging-guide.md#input-unreadable",
-                details={"inputs": [n.to_dict() for n in not_checked[:100]]},
-            )
-        )
-    if not any(f.status is Status.FAIL for f in findings) and read:
-        findings.append(
-            Finding(
-                code="NO_FAILURE_SIGNATURE",
-                status=Status.PASS if not not_checked else Status.INFO,
-                priority=Priority.P2,
-                title=f"no failure signature in {summary['lines']:,} lines from {read} input(s)",
-                reference="debugging-guide.md#no-failure-signature",
-            )
-        )
-    return Report(command="logs", findings=findings, not_checked=not_checked, summary=summary)
-
 
 # ---------------------------------------------------------------------------------- diagnose
 DIAGNOSE_AREAS: dict[str | None, tuple[str, ...]] = {

@@ -4,7 +4,6 @@ collect live (or load a bundle), save an escalation bundle. Errors come out as U
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -143,11 +142,9 @@ def collect_live(options: DiagnoseOptions) -> Snapshot:
 def check_save_target(path: str, *, obfuscate: bool, redact: bool) -> None:
     """Refuse, before collecting anything, a bundle target that cannot be written (exit 2);
     the same rules as every command's --save-bundle."""
-    from hyperpod_nccl.commands.common import check_bundle_options
+    from hyperpod_nccl.bundle.escalation import check_save_options
 
-    check_bundle_options(
-        argparse.Namespace(save_bundle=path, obfuscate=obfuscate, no_redact=not redact)
-    )
+    check_save_options(path, obfuscate=obfuscate, redact=redact)
 
 
 def save_escalation(

@@ -34,15 +34,15 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.bundle.jobfacts import JobFacts
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
+from hyperpod_nccl.bundle.redact import Redactor
 from hyperpod_nccl.bundle.scrub import Scrubber
+from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.bundle.summary import render_summary
-from hyperpod_nccl.exit_codes import InputError
+from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
-from hyperpod_nccl.redact import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 from hyperpod_nccl.safeio import TargetExists, create_new, line_chunks, refuse_existing
-from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 SUMMARY = "summary.md"
 REPORTS = ("reports/report.txt", "reports/report.json", "reports/report.md")
@@ -218,3 +218,23 @@ def save_requested_bundle(report: Report, snapshot: Snapshot, args: argparse.Nam
     if saved.mapping_path is not None:
         line += f"; obfuscation mapping (keep it, do not send it) in {saved.mapping_path}"
     print(line, file=sys.stderr)
+
+
+def check_save_options(
+    path: str | None, *, obfuscate: bool, redact: bool, inputs: Sequence[str] = ()
+) -> None:
+    """Refuse, before any work, bundle options that cannot be honoured (UsageError, exit 2):
+    redaction options without a target, an archive type we do not write, a target that
+    exists, is a link or is one of the inputs."""
+    if path is None:
+        if obfuscate or not redact:
+            raise UsageError("--obfuscate and --no-redact only apply with --save-bundle PATH")
+        return
+    if path.endswith((".tar", ".zip", ".gz", ".bz2", ".xz", ".zst", ".7z")) and not path.endswith(
+        (".tar.gz", ".tgz")
+    ):
+        raise UsageError(f"--save-bundle {path}: write PATH.tar.gz, or a directory")
+    try:
+        check_target(EscalationOptions(path, obfuscate=obfuscate, inputs=list(inputs)))
+    except BundleError as exc:
+        raise UsageError(f"--save-bundle: {exc}") from exc

@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
-from hyperpod_nccl.api import analyze_logs
 from hyperpod_nccl.bundle.escalation import save_requested_bundle
+from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
+from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.safeio import LimitReached
-from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 LOGS_PREFIX = "logs/"
 STDIN_LABEL = "<stdin>"
@@ -198,28 +198,23 @@ class LogSession:
 
     def analyze(self, backend: str = "auto") -> Report:
         if self._snapshot is not None:
-            if self._snapshot.meta.get("command") == "diagnose":
-                return self._replay_diagnose(self._snapshot)
+            if self.diagnose_bundle is not None:
+                raise RuntimeError(
+                    "a diagnose bundle is replayed with its state: see commands/logs.py"
+                )
             return analyze_bundle_logs(self._snapshot, backend)
         return relabel(analyze_logs(self._paths, backend=backend), self._labels)
 
-    def _replay_diagnose(self, snapshot: Snapshot) -> Report:
-        """A diagnose bundle's logs are half its story: the pod states, nodes and security
-        groups beside them may hold the cause (an OOMKilled pod explains its peers'
-        timeouts). Its logs are analysed with its cluster state, as `diagnose --bundle`
-        does, so both commands name the same root cause."""
-        from hyperpod_nccl.api import analyze_snapshot
-
-        print(
-            f"hyperpod-nccl logs: {self._bundle} is a diagnose bundle: its logs are analysed "
-            "with the cluster state it holds (the same as 'hyperpod-nccl diagnose --bundle')",
-            file=sys.stderr,
+    @property
+    def diagnose_bundle(self) -> Snapshot | None:
+        """The loaded bundle when `diagnose` saved it: its logs are half its story, so the
+        command replays it with its cluster state (api.analyze_snapshot)."""
+        snapshot = self._snapshot
+        return (
+            snapshot
+            if snapshot is not None and snapshot.meta.get("command") == "diagnose"
+            else None
         )
-        report = analyze_snapshot(snapshot, bundle=self._bundle)
-        report.command = "logs"
-        report.summary["analysed_as"] = "diagnose"
-        report.summary.setdefault("inputs_read", len(log_items(snapshot)))
-        return report
 
     def save_bundle(self, report: Report, args: argparse.Namespace) -> None:
         """`--save-bundle`: the logs as analysed and the report, into a bundle."""

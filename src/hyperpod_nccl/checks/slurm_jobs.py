@@ -163,7 +163,9 @@ def _job_groups(snapshot: Snapshot) -> dict[str, list[str]]:
 @check("slurm.job_output", AREA, ["SLURM_JOB_OUTPUT"])
 def job_output(snapshot: Snapshot) -> list[Finding]:
     """Job output files through the log rules, root-caused across all ranks of a job."""
-    from hyperpod_nccl.api import analyze_logs  # the log engine is heavy; load it only here
+    from hyperpod_nccl.log_analysis import (
+        analyze_logs,  # the log engine is heavy; load it only here
+    )
 
     findings: list[Finding] = []
     for group, names in sorted(_job_groups(snapshot).items()):

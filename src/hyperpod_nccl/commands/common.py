@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from hyperpod_nccl.exit_codes import ExitCode, UsageError
+from hyperpod_nccl.exit_codes import ExitCode
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
 
@@ -72,26 +72,14 @@ def add_bundle_options(parser: argparse.ArgumentParser) -> None:
 
 def check_bundle_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options that cannot be honoured; exit 2."""
-    from hyperpod_nccl.bundle.escalation import EscalationOptions, check_target
-    from hyperpod_nccl.snapshot import BundleError
+    from hyperpod_nccl.bundle.escalation import check_save_options
 
-    path = getattr(args, "save_bundle", None)
-    if path is None:
-        if getattr(args, "obfuscate", False) or getattr(args, "no_redact", False):
-            raise UsageError("--obfuscate and --no-redact only apply with --save-bundle PATH")
-        return
-    if path.endswith((".tar", ".zip", ".gz", ".bz2", ".xz", ".zst", ".7z")) and not path.endswith(
-        (".tar.gz", ".tgz")
-    ):
-        raise UsageError(f"--save-bundle {path}: write PATH.tar.gz, or a directory")
-    try:
-        inputs = [
+    check_save_options(
+        getattr(args, "save_bundle", None),
+        obfuscate=getattr(args, "obfuscate", False),
+        redact=not getattr(args, "no_redact", False),
+        inputs=[
             *getattr(args, "paths", ()),
             *([args.bundle] if getattr(args, "bundle", None) else []),
-        ]
-        options = EscalationOptions(
-            path, obfuscate=getattr(args, "obfuscate", False), inputs=inputs
-        )
-        check_target(options)
-    except BundleError as exc:
-        raise UsageError(f"--save-bundle: {exc}") from exc
+        ],
+    )

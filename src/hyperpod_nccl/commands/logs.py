@@ -13,6 +13,8 @@ from hyperpod_nccl.commands.common import (
     emit,
 )
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
+from hyperpod_nccl.model import Report
+from hyperpod_nccl.snapshot import Snapshot
 
 EXAMPLES = """examples:
   hyperpod-nccl logs job-logs/                       # a directory of per-rank or per-pod logs
@@ -59,7 +61,12 @@ def run(args: argparse.Namespace) -> int:
     check_bundle_options(args)
     with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         try:
-            report = session.analyze(backend=args.engine)
+            replay = session.diagnose_bundle
+            report = (
+                _replay_diagnose(replay, args.bundle)
+                if replay is not None
+                else session.analyze(backend=args.engine)
+            )
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return ExitCode.USAGE
@@ -71,3 +78,23 @@ def run(args: argparse.Namespace) -> int:
         print("error: none of the inputs could be read", file=sys.stderr)
         return ExitCode.NO_INPUT
     return code
+
+
+def _replay_diagnose(snapshot: Snapshot, bundle: str) -> Report:
+    """A diagnose bundle's logs are half its story: the pod states, nodes and security groups
+    beside them may hold the cause (an OOMKilled pod explains its peers' timeouts). Its logs
+    are analysed with its cluster state, as `diagnose --bundle` does, so both commands name
+    the same root cause."""
+    from hyperpod_nccl.api import analyze_snapshot
+    from hyperpod_nccl.bundle.logs import log_items
+
+    print(
+        f"hyperpod-nccl logs: {bundle} is a diagnose bundle: its logs are analysed with the "
+        "cluster state it holds (the same as 'hyperpod-nccl diagnose --bundle')",
+        file=sys.stderr,
+    )
+    report = analyze_snapshot(snapshot, bundle=bundle)
+    report.command = "logs"
+    report.summary["analysed_as"] = "diagnose"
+    report.summary.setdefault("inputs_read", len(log_items(snapshot)))
+    return report

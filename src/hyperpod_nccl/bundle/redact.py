@@ -1,0 +1,293 @@
+"""Remove secrets from anything before it is written into a bundle or a report file.
+
+Redaction is one-way: a secret becomes `[REDACTED:<kind>]` and nothing of it is kept, not
+even a hash (a short password's hash can be brute-forced). What counts as a secret is in
+`hyperpod_nccl.bundle.secret_rules`: AWS access key ids, secret keys and session tokens,
+bearer tokens and JWTs, Hugging Face, W&B, GitHub, Slack and similar tokens, passwords in URLs
+and `.netrc`, values of variables, keys and flags whose name says secret, PEM private keys and
+kubeconfig credentials (including every value of an `exec` plugin's `env`).
+
+Large text is not run through every rule: a keyword scan (Hyperscan when installed) finds the
+few lines that hold a trigger word, and only those lines see the rules. Redaction leaves what
+the log rules rely on (ranks, hosts, NCCL lines) alone, so a redacted bundle analyses to the
+same findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from hyperpod_nccl.bundle.keywords import KeywordFinder
+from hyperpod_nccl.bundle.secret_rules import (
+    PEM_BEGIN,
+    PEM_END,
+    RULES,
+    TRIGGERS,
+    WANDB_KEY,
+    WANDB_LINE,
+    WANDB_TRIGGER,
+    SecretRule,
+    is_secret_name,
+)
+
+__all__ = ["PLACEHOLDER", "Redactor", "is_secret_name", "redact_document"]
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+# Values that say a secret is absent; support needs to see that, and they reveal nothing.
+_EMPTY_VALUES = frozenset(
+    {"", "(null)", "null", "none", "<none>", "<unset>", "n/a", '""', "''", "-"}
+)
+# Below this size every rule runs on the whole text; above it only on trigger lines.
+SMALL_TEXT = 64 * 1024
+# How much `chunks` holds back while waiting for the END line of a private key.
+MAX_PENDING = 8 * 1024 * 1024
+_DANGLING_NAME = re.compile(
+    rb"[ \t]*-?[ \t]*\"?name\"?[ \t]*:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*,?[ \t]*$"
+)
+_BLOCK_SCALAR = (b"|", b">", b"|-", b">-", b"|+", b">+")
+_KUBECONFIG = re.compile(r"(?m)^kind:[ \t]*Config[ \t]*$")
+_finder: KeywordFinder | None = None
+_RULES_BY_TRIGGER: dict[str, tuple[int, ...]] = {
+    t: tuple(i for i, rule in enumerate(RULES) if t in rule.triggers) for t in TRIGGERS
+}
+_BLOCK_MARKERS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+
+
+def _keyword_finder() -> KeywordFinder:
+    global _finder
+    if _finder is None:
+        _finder = KeywordFinder(TRIGGERS)
+    return _finder
+
+
+def _placeholder(kind: str) -> str:
+    return PLACEHOLDER.format(kind=kind)
+
+
+def _is_redacted_or_empty(value: str) -> bool:
+    body = value.strip().strip("\"'")
+    bare = value.strip().lower()
+    return body.startswith("[REDACTED") or bare in _EMPTY_VALUES or bare in _BLOCK_MARKERS
+
+
+@dataclass
+class Redactor:
+    """Finds and removes secrets; counts what it removed, by kind, for the manifest."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+
+    # ------------------------------------------------------------------ text
+    def text(self, text: str) -> str:
+        """`text` with every secret replaced by `[REDACTED:<kind>]`."""
+        if len(text) <= SMALL_TEXT:
+            return self._all_rules(text)
+        data = text.encode("utf-8", "surrogatepass")
+        return self.binary(data).decode("utf-8", "surrogatepass")
+
+    def binary(self, data: bytes) -> bytes:
+        """Redact UTF-8 (or mostly UTF-8) bytes; bytes that are not UTF-8 pass unchanged."""
+        pieces: list[bytes] = []
+        last = 0
+        for start, end in _regions(data, _keyword_finder().offsets(data)):
+            text = data[start:end].decode("utf-8", "surrogateescape")
+            pieces += [data[last:start], self._all_rules(text).encode("utf-8", "surrogateescape")]
+            last = end
+        if not pieces:
+            return data
+        pieces.append(data[last:])
+        return b"".join(pieces)
+
+    def chunks(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """Redact a stream of byte chunks that each end at a line boundary.
+
+        A private key split across chunks is still removed whole: chunks are joined until its
+        END line (up to MAX_PENDING); past that, everything up to the END line is dropped.
+        A `name: SECRET` line at the end of a chunk waits for its `value:` line.
+        """
+        pending = b""
+        in_key = False
+        for chunk in chunks:
+            if in_key:
+                end = PEM_END.search(chunk)
+                if end is None:
+                    continue
+                chunk = chunk[end.end() :]
+                in_key = False
+            pending += chunk
+            if len(pending) < MAX_PENDING and (_open_key(pending) or _dangling_name(pending)):
+                continue
+            in_key = _open_key(pending)
+            yield self.binary(pending)
+            pending = b""
+        if pending:
+            yield self.binary(pending)
+
+    # ------------------------------------------------------------------ structured
+    def value(self, value: str, kind: str = "secret") -> str:
+        """A whole value known to be secret (it sits under a secret-named key)."""
+        if _is_redacted_or_empty(value):
+            return value
+        self.counts[kind] += 1
+        return _placeholder(kind)
+
+    def json(self, data: Any) -> Any:
+        """Redact a decoded JSON or YAML document: strings by their text, values by their key."""
+        return _redact_tree(self, data, exec_env=False)
+
+    def argv(self, argv: Iterable[str]) -> list[str]:
+        """A command line with the values of secret flags and any inline secrets removed."""
+        out: list[str] = []
+        hide_next = False
+        for arg in argv:
+            if hide_next:
+                out.append(self.value(arg, "flag-secret"))
+                hide_next = False
+                continue
+            flag, eq, rest = arg.partition("=")
+            if arg.startswith("-") and is_secret_name(flag):
+                if eq:
+                    out.append(f"{flag}={self.value(rest, 'flag-secret')}")
+                else:
+                    out.append(arg)
+                    hide_next = True
+                continue
+            out.append(self.text(arg))
+        return out
+
+    # ------------------------------------------------------------------ rules
+    def _all_rules(self, text: str) -> str:
+        if not text:
+            return text
+        lowered = text.lower()
+        present = [t for t in TRIGGERS if t in lowered]
+        if not present:
+            return text
+        for index in sorted({i for t in present for i in _RULES_BY_TRIGGER.get(t, ())}):
+            rule = RULES[index]
+            text = rule.regex.sub(lambda m, r=rule: self._replace(r, m), text)  # type: ignore[misc]
+        if WANDB_TRIGGER in present:
+            text = WANDB_LINE.sub(self._replace_wandb_line, text)
+        return text
+
+    def _replace(self, rule: SecretRule, match: re.Match[str]) -> str:
+        text = match.group(0)
+        start = match.start()
+        if rule.edge and start > 0 and match.string[start - 1] in rule.edge:
+            return text  # inside a longer word: not this kind of token
+        if rule.group is None:
+            self.counts[rule.kind] += 1
+            return _placeholder(rule.kind)
+        lo, hi = (i - start for i in match.span(rule.group))
+        value = text[lo:hi]
+        if rule.named and not is_secret_name(match.group("name")):
+            # Not secret by its name, but the value may still hold a secret by its shape.
+            return text[:lo] + self._all_rules(value) + text[hi:]
+        if _is_redacted_or_empty(value):
+            return text
+        self.counts[rule.kind] += 1
+        # Keep the quotes, indentation and line end around the value, so YAML stays YAML.
+        body = value.strip()
+        head = value[: len(value) - len(value.lstrip())]
+        tail = value[len(value.rstrip()) :]
+        quote = body[0] if len(body) >= 2 and body[0] == body[-1] and body[0] in "\"'" else ""
+        return text[:lo] + head + quote + _placeholder(rule.kind) + quote + tail + text[hi:]
+
+    def _replace_wandb_line(self, match: re.Match[str]) -> str:
+        def hide(_key: re.Match[str]) -> str:
+            self.counts["wandb-key"] += 1
+            return _placeholder("wandb-key")
+
+        return WANDB_KEY.sub(hide, match.group(0))
+
+
+def _open_key(data: bytes) -> bool:
+    """Whether `data` holds a private key's BEGIN line with no END line after it."""
+    begin = data.rfind(b"-----BEGIN ")
+    return begin >= 0 and bool(PEM_BEGIN.match(data, begin)) and not PEM_END.search(data, begin)
+
+
+def _dangling_name(data: bytes) -> bool:
+    """Whether `data` ends with a `name: SECRET` line whose `value:` is in the next chunk."""
+    last = data.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    found = _DANGLING_NAME.match(last)
+    return bool(found and is_secret_name(found.group(1).decode("ascii")))
+
+
+def _line_end(data: bytes, pos: int) -> int:
+    end = data.find(b"\n", pos)
+    return len(data) if end < 0 else end + 1
+
+
+def _regions(data: bytes, offsets: list[int]) -> list[tuple[int, int]]:
+    """Spans of whole lines that the rules must see: each trigger's line and the next (a
+    `name:`/`value:` pair), a YAML block scalar's body, a private key up to its END line."""
+    regions: list[tuple[int, int]] = []
+    for pos in sorted(offsets):
+        if regions and pos < regions[-1][1]:
+            continue
+        start = data.rfind(b"\n", 0, pos) + 1
+        end = _line_end(data, pos)
+        line = data[start:end].rstrip()
+        if data.startswith(b"-----", pos):
+            close = PEM_END.search(data, pos)
+            end = _line_end(data, close.end()) if close else len(data)
+        elif line.endswith(_BLOCK_SCALAR):
+            indent = len(line) - len(line.lstrip())
+            while end < len(data):
+                following = data[end : _line_end(data, end)]
+                if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                    break
+                end += len(following)
+        else:
+            end = _line_end(data, end)
+        if regions and start <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(end, regions[-1][1]))
+        else:
+            regions.append((start, end))
+    return regions
+
+
+def _redact_tree(redactor: Redactor, data: Any, *, exec_env: bool) -> Any:
+    if isinstance(data, str):
+        return redactor.text(data)
+    if isinstance(data, list):
+        return [_redact_tree(redactor, item, exec_env=exec_env) for item in data]
+    if not isinstance(data, dict):
+        return data
+    env_name = data.get("name")
+    secret_env = exec_env or (isinstance(env_name, str) and is_secret_name(env_name))
+    out: dict[Any, Any] = {}
+    for key, value in data.items():
+        name = str(key)
+        scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        if name == "value" and scalar and secret_env:
+            out[key] = redactor.value(str(value), "env-secret")
+        elif scalar and is_secret_name(name):
+            out[key] = redactor.value(str(value), "key-secret")
+        elif name == "exec" and isinstance(value, dict):
+            # A kubeconfig exec plugin's env carries credentials whatever their names.
+            out[key] = {
+                k: _redact_tree(redactor, v, exec_env=(k == "env")) for k, v in value.items()
+            }
+        else:
+            out[key] = _redact_tree(redactor, value, exec_env=exec_env)
+    return out
+
+
+def redact_document(redactor: Redactor, text: str) -> str:
+    """Redact a whole small document. A kubeconfig is parsed so that its credentials go by
+    structure (exec env values whatever their names); anything else goes by the text rules."""
+    if _KUBECONFIG.search(text) and "users:" in text:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            data = None
+        if isinstance(data, dict):
+            return str(yaml.safe_dump(redactor.json(data), sort_keys=False))
+    return redactor.text(text)
