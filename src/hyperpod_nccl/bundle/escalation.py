@@ -123,7 +123,12 @@ def save_escalation_bundle(
     """Add the reports, facts and summary to `snapshot`, then save it scrubbed."""
     check_target(options)
     facts = read_job_facts(snapshot)
+    redactor = Redactor() if options.redact else None
     environment = snapshot.get_json(ENVIRONMENT) or facts.environment
+    if redactor is not None:
+        # Values are keys in this table ({NAME: {VALUE: [where]}}); the summary shows them
+        # in a Markdown table, which no text rule reads as NAME=VALUE: redact them here.
+        environment = redactor.json(environment)
     versions: dict[str, Any] = {k: {v: ["this tool"]} for k, v in tool_versions().items()}
     versions.update(snapshot.get_json(VERSIONS) or {})
     versions.update(facts.versions)
@@ -151,7 +156,7 @@ def save_escalation_bundle(
     snapshot.put_text(SUMMARY, summary, source="hyperpod-nccl")
 
     obfuscator = _learned_obfuscator(snapshot, report) if options.obfuscate else None
-    scrub = Scrubber(redactor=Redactor() if options.redact else None, obfuscator=obfuscator)
+    scrub = Scrubber(redactor=redactor, obfuscator=obfuscator)
     path = snapshot.save(options.path, scrub)
     mapping_path = None
     if obfuscator is not None:
