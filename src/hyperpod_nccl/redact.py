@@ -57,7 +57,8 @@ _RULES_BY_TRIGGER: dict[str, tuple[int, ...]] = {
     t: tuple(i for i, rule in enumerate(RULES) if t in rule.triggers) for t in TRIGGERS
 }
 _BLOCK_MARKERS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
-_ALWAYS_RULES = frozenset(i for i, rule in enumerate(RULES) if rule.always)
+_ALWAYS_RULES = frozenset(i for i, rule in enumerate(RULES) if rule.always is not None)
+_ANY_TRIGGER = re.compile("|".join(re.escape(t) for t in sorted(TRIGGERS, key=len, reverse=True)))
 # Lines whose indented block the rules must see whole: a YAML block scalar, a kubeconfig exec
 # plugin (its env), a Kubernetes Secret's data.
 _BLOCK_HEADS = (*_BLOCK_SCALAR, b"exec:", b"data:", b"stringData:")
@@ -181,10 +182,11 @@ class Redactor:
         if not text:
             return text
         lowered = text.lower()
+        always = {i for i in _ALWAYS_RULES if RULES[i].always(text)} if whole else set()  # type: ignore[misc]
+        if not always and not _ANY_TRIGGER.search(lowered):
+            return text  # the common case, found in one scan
         present = [t for t in TRIGGERS if t in lowered]
-        chosen = {i for t in present for i in _RULES_BY_TRIGGER.get(t, ())}
-        if whole:
-            chosen |= _ALWAYS_RULES
+        chosen = {i for t in present for i in _RULES_BY_TRIGGER.get(t, ())} | always
         if not chosen and WANDB_TRIGGER not in present:
             return text
         for index in sorted(chosen):

@@ -9,6 +9,7 @@ rule's examples against its triggers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 SECRET_NAME_WORDS = ("pass", "secret", "token", "credential", "key", "auth", "sig", "cookie")
 
 
+@functools.lru_cache(maxsize=8192)  # reports and documents repeat the same keys many times
 def is_secret_name(name: str) -> bool:
     """Whether a variable, key or flag named `name` holds a secret.
 
@@ -65,8 +67,9 @@ class SecretRule:
     # Characters that must not stand right before the match. Checked in code rather than by
     # a look-behind so that the regex starts with a literal, which `re` searches for quickly.
     edge: frozenset[str] = frozenset()
-    # Run on every small document even without a trigger word (a .pgpass file has none).
-    always: bool = False
+    # Run on a small document even without a trigger word (a .pgpass file has none) when this
+    # cheap check on the document passes.
+    always: Callable[[str], bool] | None = None
     # Replace every match of this regex inside the `group` (values in a block), not the group.
     values: re.Pattern[str] | None = None
     # A check the whole match must pass (a bare secret key must look like one).
@@ -83,7 +86,7 @@ def _rule(
     group: str | None = None,
     named: bool = False,
     edge: str = "",
-    always: bool = False,
+    always: Callable[[str], bool] | None = None,
     values: str | None = None,
     accept: Callable[[str], bool] | None = None,
     near: bool = False,
@@ -231,7 +234,7 @@ RULES: tuple[SecretRule, ...] = (
         r"(?m)^[^\s:#]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>\S+)$",
         (":5432:", ":6432:", ":5433:", ":*:", "pgpass"),
         group="v",
-        always=True,
+        always=lambda text: text.count(":") >= 4,
     ),
     # `sshpass -p SECRET`, `mysql ... -pSECRET`, `redis-cli -a SECRET`: short flags that take
     # a password, for the programs known to take it so.

@@ -42,18 +42,23 @@ def for_display(report: Report, *, redact: bool = True, terminal: bool = True) -
             value = redactor.text(value)
         return strip_controls(value) if terminal else value
 
-    def tree(value: Any) -> Any:
+    def controls(value: Any) -> Any:
         if isinstance(value, str):
-            return text(value)
+            return strip_controls(value)
         if isinstance(value, list):
-            return [tree(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(tree(v) for v in value)
+            return [controls(v) for v in value]
         if isinstance(value, dict):
-            if redactor is not None:
-                value = redactor.json(value)
-            return {(text(k) if isinstance(k, str) else k): tree(v) for k, v in value.items()}
+            return {
+                (strip_controls(k) if isinstance(k, str) else k): controls(v)
+                for k, v in value.items()
+            }
         return value
+
+    def tree(value: Any) -> Any:
+        """Redacted by key and by text once (Redactor.json walks it all), then cleaned."""
+        if redactor is not None:
+            value = redactor.json(value)
+        return controls(value) if terminal else value
 
     shown = copy.copy(report)
     shown.findings = []
