@@ -32,7 +32,6 @@ from hyperpod_nccl.bundle.manifest import manifest_problem
 from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.safeio import (
     MAX_RATIO,
-    RATIO_FLOOR_BYTES,
     TargetExists,
     UnreadableInput,
     create_new,
@@ -50,6 +49,7 @@ MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
 MAX_MEMBERS = 200_000
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+BUNDLE_RATIO_FLOOR = 1024 * 1024 * 1024
 # Item names are a few levels deep (k8s/logs/<namespace>/<pod>/<container>.log); a bundle
 # whose names go deeper was not written by this tool.
 MAX_NAME_PARTS = 32
@@ -66,6 +66,11 @@ class BundleLimits:
     total_bytes: int = MAX_TOTAL_BYTES
     members: int = MAX_MEMBERS
     manifest_bytes: int = MAX_MANIFEST_BYTES
+    # Past this many bytes of members, a .tar.gz may not hold over `ratio` times its size. The
+    # floor is high: a bundle of one very repetitive log (or of a bomb's first 256 MiB, as
+    # `logs --save-bundle` keeps it) is legitimately that compressible.
+    ratio: int = MAX_RATIO
+    ratio_floor: int = BUNDLE_RATIO_FLOOR
 
 
 class BundleError(Exception):
@@ -424,10 +429,11 @@ class _Budget:
 
     def ratio(self, compressed: int) -> None:
         """A .tar.gz whose members add up to far more than its own size is a bomb."""
-        if self.total > RATIO_FLOOR_BYTES and self.total > MAX_RATIO * compressed:
+        limits = self.limits
+        if self.total > limits.ratio_floor and self.total > limits.ratio * compressed:
             raise BundleError(
-                f"{self.source}: refusing the bundle: its members add up to over {MAX_RATIO} "
-                f"times its {compressed}-byte size (a decompression bomb?)"
+                f"{self.source}: refusing the bundle: its members add up to over "
+                f"{limits.ratio} times its {compressed}-byte size (a decompression bomb?)"
             )
 
     def take(self, name: str, size: int) -> None:

@@ -198,9 +198,17 @@ def _zeros_bundle(path: Path, members: int, size: int) -> Path:
     return path
 
 
+def test_a_compressible_bundle_under_the_floor_is_read(tmp_path: Path) -> None:
+    from hyperpod_nccl.snapshot import Snapshot
+
+    archive = _zeros_bundle(tmp_path / "zeros.tar.gz", 1, 64 * 1024 * 1024)
+    Snapshot.load(str(archive)).close()
+
+
 def test_a_tar_gz_bomb_is_refused_before_any_member_is_extracted(tmp_path: Path) -> None:
-    # 512 MiB of zeros in about half a megabyte: far over 100 times its size.
-    archive = _zeros_bundle(tmp_path / "bomb.tar.gz", 2, 256 * 1024 * 1024)
+    # 1.5 GiB of zeros in about 1.5 megabytes: far over 100 times its size, past the 1 GiB
+    # floor below which a bundle may be that compressible.
+    archive = _zeros_bundle(tmp_path / "bomb.tar.gz", 3, 512 * 1024 * 1024)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     result = run("bundle", "summary", str(archive), tmp=tmp_path, env_tmpdir=scratch)

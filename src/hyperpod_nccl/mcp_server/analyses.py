@@ -89,11 +89,11 @@ def perf(
 
 def diagnose_cluster(**options: Any) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --cluster ...` (or the local Slurm without one) as JSON."""
-    return diagnose(**options).to_dict()
+    return _document(diagnose(**options), "")
 
 
 def diagnose_bundle(path: str) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --bundle PATH` as JSON."""
     if not path.strip():
         raise AnticipatedError("give the path of a bundle saved by diagnose --save-bundle")
-    return diagnose(bundle=path).to_dict()
+    return _document(diagnose(bundle=path), "")
