@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from hyperpod_nccl.cli import main
-from hyperpod_nccl.report.display import strip_controls
 
 TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J\x1b[H"
@@ -70,4 +69,6 @@ def test_perf_text_tables_are_clean(tmp_path: Path, capsys: pytest.CaptureFixtur
     ],
 )
 def test_strip_controls(raw: str, clean: str) -> None:
+    from hyperpod_nccl.report.display import strip_controls
+
     assert strip_controls(raw) == clean
