@@ -46,7 +46,8 @@ def analyze_logs(
     catalog = load_catalog()
     inputs, not_checked = expand(paths)
     dumps = [item for item in inputs if is_flight_recorder_dump(item)]
-    scanned = scan_inputs([i for i in inputs if i not in dumps], catalog, backend, workers)
+    is_dump = set(dumps)  # a set: `in` over the list was quadratic in the number of files
+    scanned = scan_inputs([i for i in inputs if i not in is_dump], catalog, backend, workers)
     not_checked += scanned.not_checked
     read = scanned.inputs_read + len(dumps)
     # Per-rank progress (NCCL COLL lines, flight recorder dumps) needs its own pass; it runs

@@ -45,6 +45,7 @@ def test_saving_a_bundle_of_a_gzip_bomb_stays_flat(tmp_path: Path, bomb: Path) -
     # What was kept is noted in the bundle, and the bundle still analyses.
     again = run("logs", "--bundle", str(target), "--format", "json", tmp=tmp_path)
     assert_no_traceback(again)
+    assert again.code == 0, again.err
     assert again.json()["root_cause"] == "DISK_FULL"
 
 

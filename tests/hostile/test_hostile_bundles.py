@@ -198,6 +198,13 @@ def _zeros_bundle(path: Path, members: int, size: int) -> Path:
     return path
 
 
+def test_a_compressible_bundle_under_the_floor_is_read(tmp_path: Path) -> None:
+    from hyperpod_nccl.snapshot import Snapshot
+
+    archive = _zeros_bundle(tmp_path / "zeros.tar.gz", 1, 64 * 1024 * 1024)
+    Snapshot.load(str(archive)).close()
+
+
 def test_a_tar_gz_bomb_is_refused_before_any_member_is_extracted(tmp_path: Path) -> None:
     # 1.25 GiB of zeros in about a megabyte: far over 100 times its size, and over the
     # floor below which a bundle this tool saved (up to 256 MiB per input) is never refused.

@@ -80,6 +80,7 @@ ALLOWED_PROJECT_IMPORTS = {
     "hyperpod_nccl.model",
     "hyperpod_nccl.exit_codes",
     "hyperpod_nccl.snapshot",
+    "hyperpod_nccl.report.display",  # the report as shown: secrets and control codes out
 }
 FORBIDDEN_MODULES = {"subprocess", "pty", "shlex", "multiprocessing", "boto3", "botocore"}
 FORBIDDEN_CALLS = {

@@ -1,3 +1,3 @@
 """Escalation bundles: one redacted (optionally obfuscated) archive of what a run saw and
 found, with a support-case summary, safe to hand to a vendor; and re-analysis of such an
-archive offline. Redaction lives in `hyperpod_nccl.bundle.redact`."""
+archive offline. Redaction lives in `hyperpod_nccl.redaction`."""

@@ -34,12 +34,12 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.bundle.jobfacts import JobFacts
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
-from hyperpod_nccl.bundle.redact import Redactor
 from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.bundle.summary import render_summary
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
+from hyperpod_nccl.redaction import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 from hyperpod_nccl.safeio import TargetExists, create_new, line_chunks, refuse_existing
@@ -125,7 +125,12 @@ def save_escalation_bundle(
     """Add the reports, facts and summary to `snapshot`, then save it scrubbed."""
     check_target(options)
     facts = read_job_facts(snapshot)
+    redactor = Redactor() if options.redact else None
     environment = snapshot.get_json(ENVIRONMENT) or facts.environment
+    if redactor is not None:
+        # Values are keys in this table ({NAME: {VALUE: [where]}}); the summary shows them
+        # in a Markdown table, which no text rule reads as NAME=VALUE: redact them here.
+        environment = redactor.json(environment)
     versions: dict[str, Any] = {k: {v: ["this tool"]} for k, v in tool_versions().items()}
     versions.update(snapshot.get_json(VERSIONS) or {})
     versions.update(facts.versions)
@@ -153,7 +158,7 @@ def save_escalation_bundle(
     snapshot.put_text(SUMMARY, summary, source="hyperpod-nccl")
 
     obfuscator = _learned_obfuscator(snapshot, report) if options.obfuscate else None
-    scrub = Scrubber(redactor=Redactor() if options.redact else None, obfuscator=obfuscator)
+    scrub = Scrubber(redactor=redactor, obfuscator=obfuscator)
     path = snapshot.save(options.path, scrub)
     mapping_path = None
     if obfuscator is not None:
@@ -224,11 +229,12 @@ def check_save_options(
     path: str | None, *, obfuscate: bool, redact: bool, inputs: Sequence[str] = ()
 ) -> None:
     """Refuse, before any work, bundle options that cannot be honoured (UsageError, exit 2):
-    redaction options without a target, an archive type we do not write, a target that
+    --obfuscate without a target, an archive type we do not write, a target that
     exists, is a link or is one of the inputs."""
     if path is None:
-        if obfuscate or not redact:
-            raise UsageError("--obfuscate and --no-redact only apply with --save-bundle PATH")
+        # --no-redact also shows secrets in the printed report, so it stands alone.
+        if obfuscate:
+            raise UsageError("--obfuscate: bundle options only apply with --save-bundle PATH")
         return
     if path.endswith((".tar", ".zip", ".gz", ".bz2", ".xz", ".zst", ".7z")) and not path.endswith(
         (".tar.gz", ".tgz")

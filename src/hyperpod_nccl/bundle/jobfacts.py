@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from functools import cache
 from typing import IO, Any
 
-from hyperpod_nccl.bundle.keywords import KeywordFinder
+from hyperpod_nccl.redaction.keywords import KeywordFinder
 from hyperpod_nccl.rules.attribution import iso, parse_timestamp
 from hyperpod_nccl.safeio import line_chunks
 

@@ -42,7 +42,8 @@ _SHAPED = re.compile(
 # regex that starts with a digit would be tried at every digit of a log.
 _IPV4_TAIL = re.compile(r"\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![A-Za-z0-9_]|\.\d)")
 _DIGITS = frozenset("0123456789")
-_HEX_COLON = frozenset("0123456789abcdefABCDEF:")
+_HEX_COLON = "0123456789abcdefABCDEF:"  # the last character, ':', is left out for one group
+_IPV6_TAIL = re.compile(r"(?::[0-9a-fA-F]{1,4}){7}(?![0-9A-Za-z_:.])")
 _POD = re.compile(
     r"^(?P<job>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?P<role>-(?:master|worker|launcher|node|pod)-\d+(?:-[a-z0-9]+)?)$"
 )
@@ -76,7 +77,7 @@ _ACCOUNT_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("arn:aws", re.compile(r"arn:aws[\w-]*:[\w-]*:[\w-]*:(?P<id>\d{12}):")),
     (".dkr.ecr.", re.compile(r"(?P<id>\d{12})\.dkr\.ecr\.")),
     ("ccount", re.compile(
-        r"(?i:account(?:_?id)?|owner_?id)\"?[ \t]*[:=][ \t]*\"?(?P<id>\d{12})(?!\d)"
+        r"(?i:account(?:_?id)?|owner_?id)\"?[ \t]*(?:[:=][ \t]*|[ \t])\"?(?P<id>\d{12})(?!\d)"
     )),
     ("wner", re.compile(r"(?i:owner_?id)\"?[ \t]*[:=][ \t]*\"?(?P<id>\d{12})(?!\d)")),
 )  # fmt: skip
@@ -91,7 +92,44 @@ _NOT_HOSTS = re.compile(
 _GENERIC_DOMAINS = (
     "internal", "amazonaws.com", "amazonaws.com.cn", "cluster.local", "svc", "local",
     "localdomain", "example", "example.com", "example.org",
+    # Public services a job talks to: they say nothing about who the user is.
+    "github.com", "githubusercontent.com", "gitlab.com", "huggingface.co", "hf.co", "pypi.org",
+    "pythonhosted.org", "pytorch.org", "nvidia.com", "nvcr.io", "docker.io", "docker.com",
+    "amazon.com", "aws.dev", "wandb.ai", "slack.com", "google.com", "googleapis.com", "gcr.io",
+    "ghcr.io", "quay.io", "k8s.io", "kubernetes.io", "ubuntu.com", "debian.org", "conda.io",
+    "anaconda.org", "anaconda.com", "microsoft.com", "azure.com", "readthedocs.io",
+    "python.org", "mlflow.org", "openai.com", "anthropic.com",
 )  # fmt: skip
+# Where a host or domain is written that the contexts above do not cover: URLs, rendezvous
+# addresses, e-mail addresses, Kubernetes pod references.
+_URL_HOST = re.compile(
+    r"://(?:[^\s/@:]+(?::[^\s/@]*)?@)?(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})"
+)
+_ADDR_CONTEXTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("master", re.compile(r"(?i:master[_-]addr)\"?(?:=|[ \t]+|:[ \t]*)\"?(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9])")),
+    ("rdzv", re.compile(r"(?i:rdzv[_-]endpoint)(?:=|[ \t]+)(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9])")),
+)  # fmt: skip
+# An e-mail address's domain, found from its `@` (what precedes is checked in code).
+_EMAIL = re.compile(r"@(?P<domain>[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})")
+_EMAIL_LOCAL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
+# Kubernetes pod references; each regex starts with its literal, which `re` finds quickly.
+_POD_NAME = r"(?P<host>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)"
+_POD_REFS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pod/", re.compile("pod/" + _POD_NAME)),
+    ("pods/", re.compile("pods/" + _POD_NAME)),
+    ("Pod ", re.compile(r"Pod [a-z0-9-]+/" + _POD_NAME)),
+    ('"pod', re.compile(r'"pod(?:_?[Nn]ame)?"[ \t]*:[ \t]*"' + _POD_NAME)),
+    ("pod=", re.compile("pod=" + _POD_NAME)),
+)
+_POD_ROLES = ("-worker-", "-master-", "-launcher-")
+_POD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
+# After `host.`: what makes the dot part of the host's own name, so the host is replaced
+# (a domain, its stand-in, a file extension); anything else (`vm.max_map_count`) keeps it.
+_AFTER_DOT = re.compile(
+    r"\.(?:(?:[A-Za-z0-9-]+\.)*(?:domain\d+\.example|internal|cluster\.local|svc|local|"
+    r"localdomain)(?![A-Za-z0-9-])"
+    r"|(?:log|txt|out|err|json|jsonl|gz|yaml|yml|csv|md|tar|tgz|html|pkl|pickle|bin|\d+)\b)"
+)
 
 
 @cache
@@ -184,6 +222,52 @@ class Obfuscator:
             if literal in text:
                 for match in regex.finditer(text):
                     self._learn_account(match.group("id"))
+        lowered = text.lower() if "aster" in text or "ASTER" in text or "dzv" in text else ""
+        for literal, regex in _ADDR_CONTEXTS:
+            if literal in lowered:  # MASTER_ADDR, master_addr, --rdzv-endpoint
+                for match in regex.finditer(text):
+                    self.learn_host(match.group("host"))
+        if "://" in text:
+            for match in _URL_HOST.finditer(text):
+                self._learn_registered(match.group("host"))
+        if "@" in text:
+            for match in _EMAIL.finditer(text):
+                if match.start() > 0 and text[match.start() - 1] in _EMAIL_LOCAL:
+                    self._learn_registered(match.group("domain"))
+        for literal, regex in _POD_REFS:
+            if literal in text:
+                for match in regex.finditer(text):
+                    if match.start() == 0 or not text[match.start() - 1].isalnum():
+                        self.learn_host(match.group("host"))
+        self._learn_pods(text)
+
+    def _learn_pods(self, text: str) -> None:
+        """Pod-shaped names (`job-worker-3`) wherever they stand, found from their role."""
+        for role in _POD_ROLES:
+            at = text.find(role)
+            while at >= 0:
+                start = at
+                while start > 0 and text[start - 1] in _POD_CHARS:
+                    start -= 1
+                end = at + len(role)
+                while end < len(text) and text[end].isdigit():
+                    end += 1
+                name = text[start:end]
+                if _POD.match(name) and (start == 0 or not text[start - 1].isalnum()):
+                    self.learn_host(name)
+                at = text.find(role, end)
+
+    def _learn_registered(self, host: str) -> None:
+        """A host name from a URL or an e-mail address: its domain is the organisation's
+        unless it is a public service's; its first label (git, api) names a service."""
+        name = host.strip(".").lower()
+        if _is_ipv4(name) or name.endswith(_GENERIC_DOMAINS) or "." not in name:
+            return
+        labels = name.split(".")
+        if len(labels) >= 3:
+            self._learn_domain(".".join(labels[1:]))
+        self._learn_domain(".".join(labels[-2:]))
+        self._spellings.add(host.strip(".").partition(".")[2])
 
     def learn_host(self, name: str) -> None:
         """Treat `name` (a short name, FQDN or Slurm host list) as a host to hide."""
@@ -209,6 +293,7 @@ class Obfuscator:
             return
         if domain and "." in domain and not domain.endswith(_GENERIC_DOMAINS):
             self._learn_domain(domain)
+            self._learn_domain(".".join(domain.split(".")[-2:]))
         if shaped or label in self.hosts:
             return  # addresses and instance ids inside it are rewritten by their shape
         pod = _POD.match(label)
@@ -265,6 +350,29 @@ class Obfuscator:
             at = text.find("::", max(end, at + 2))
         return "".join(pieces) + text[last:] if pieces else text
 
+    def _ipv6_full_pass(self, text: str) -> str:
+        """IPv6 addresses written out in full (eight groups, no `::`), found from the colon
+        after their first group backwards, as IPv4 addresses are (see _IPV4_TAIL)."""
+        if text.count(":") < 7:
+            return text
+        pieces: list[str] = []
+        last = 0
+        for match in _IPV6_TAIL.finditer(text):
+            tail = match.start()
+            first = tail
+            while first > 0 and tail - first < 4 and text[first - 1] in _HEX_COLON[:-1]:
+                first -= 1
+            before = text[first - 1] if first > 0 else " "
+            if first == tail or first < last or before in _ALNUM or before in "._":
+                continue
+            if before == ":" and not _names_an_interface(text, first - 1):
+                continue  # a ninth group: not an address
+            stand_in = self.ipv6.map(text[first : match.end()])
+            if stand_in is not None:
+                pieces += [text[last:first], stand_in]
+                last = match.end()
+        return "".join(pieces) + text[last:] if pieces else text
+
     def mapping(self) -> dict[str, dict[str, str]]:
         """Original -> stand-in, by kind: for the user's own file, never for the archive."""
         return {
@@ -284,6 +392,7 @@ class Obfuscator:
                 partial(_INSTANCE_ID.sub, self._instance),
                 self._ipv4_pass,
                 self._ipv6_pass,
+                self._ipv6_full_pass,
             ]
             if self.accounts:
                 accounts = re.compile(f"(?:{_trie_pattern(self.accounts)})(?!\\d)")
@@ -378,7 +487,7 @@ class Obfuscator:
         return self.domains[match.group(0).lower()]
 
     def _hostlist(self, match: re.Match[str]) -> str:
-        if _inside_word(match):
+        if _inside_name(match):
             return match.group(0)
         listed = _HOSTLIST.match(match.group(0).lower())
         hosts = _expand_hostlist(listed.group("stem"), listed.group("list")) if listed else []
@@ -387,9 +496,31 @@ class Obfuscator:
         return ",".join(self.hosts[h] for h in hosts)
 
     def _host(self, match: re.Match[str]) -> str:
-        if _inside_word(match):
-            return match.group(0)
+        if _inside_name(match):
+            return match.group(0)  # part of a longer name: `total-vm:`, `vm.max_map_count`
         return self.hosts[match.group(0).lower()]
+
+
+def _names_an_interface(text: str, colon: int) -> bool:
+    """Whether the word before text[colon] (a `:`) is a name such as `eth1`, not a group."""
+    start = colon
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    word = text[start:colon]
+    return bool(word) and (len(word) > 4 or any(c not in "0123456789abcdefABCDEF" for c in word))
+
+
+def _inside_name(match: re.Match[str]) -> bool:
+    """Whether a host-name match is only part of a longer name or word: a letter, digit,
+    `-`, `_` or `.` before it, or after it `-`, `_`, or a `.` that does not start its domain
+    or a file extension."""
+    text, start, end = match.string, match.start(), match.end()
+    if start > 0 and (text[start - 1] in _ALNUM or text[start - 1] in "-_."):
+        return True
+    after = text[end : end + 1]
+    if after in ("-", "_"):
+        return True
+    return after == "." and not _AFTER_DOT.match(text, end)
 
 
 def _inside_word(match: re.Match[str]) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
-from hyperpod_nccl.bundle.redact import Redactor, redact_document
+from hyperpod_nccl.redaction import Redactor, redact_document
 from hyperpod_nccl.safeio import line_chunks
 
 CHUNK_BYTES = 4 * 1024 * 1024

@@ -211,7 +211,7 @@ class Snapshot:
         """Write a bundle: a .tar.gz if `path` ends so, else a directory. Never overwrites.
 
         Every item, item name and the manifest pass through `scrub` first: by default a
-        Scrubber that redacts secrets (see hyperpod_nccl.bundle.redact). The manifest records what
+        Scrubber that redacts secrets (see hyperpod_nccl.redaction). The manifest records what
         the scrubbing did.
         """
         scrub = scrub if scrub is not None else Scrubber()

@@ -35,8 +35,27 @@ def exit_code_for(report: Report, fail_on: str | None) -> int:
     return ExitCode.FINDINGS if worst is not None and worst.rank <= threshold else ExitCode.OK
 
 
+def shown(report: Report, args: argparse.Namespace) -> Report:
+    """The report as printed: secrets redacted unless --no-redact, and for the terminal
+    formats, no control sequence from the logs (see report.display)."""
+    from hyperpod_nccl.report.display import for_display
+
+    terminal = getattr(args, "format", "text") not in ("json", "html")
+    return for_display(report, redact=not getattr(args, "no_redact", False), terminal=terminal)
+
+
+def print_skipped(report: Report, args: argparse.Namespace) -> None:
+    """`hyperpod-nccl: skipped PATH: why` on standard error for each input not read."""
+    from hyperpod_nccl.report.display import display_line
+
+    redact = not getattr(args, "no_redact", False)
+    for item in report.not_checked:
+        line = f"hyperpod-nccl: skipped {item.check}: {item.reason}"
+        print(display_line(line, redact=redact), file=sys.stderr)
+
+
 def emit(report: Report, args: argparse.Namespace) -> int:
-    sys.stdout.write(render(report, args.format, sys.stdout))
+    sys.stdout.write(render(shown(report, args), args.format, sys.stdout))
     sys.stdout.flush()
     return exit_code_for(report, args.fail_on)
 
@@ -66,7 +85,8 @@ def add_bundle_options(parser: argparse.ArgumentParser) -> None:
     scrub.add_argument(
         "--no-redact",
         action="store_true",
-        help="keep secrets (keys, tokens, passwords) in the bundle. Never share such a bundle",
+        help="show secrets (keys, tokens, passwords) in the report, and keep them in the "
+        "bundle; by default both are redacted. Never share such a bundle",
     )
 
 

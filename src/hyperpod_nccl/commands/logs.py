@@ -11,6 +11,7 @@ from hyperpod_nccl.commands.common import (
     add_output_options,
     check_bundle_options,
     emit,
+    print_skipped,
 )
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Report
@@ -70,8 +71,7 @@ def run(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return ExitCode.USAGE
-        for item in report.not_checked:
-            print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
+        print_skipped(report, args)
         code = emit(report, args)
         session.save_bundle(report, args)
     if report.summary.get("inputs_read", 0) == 0:

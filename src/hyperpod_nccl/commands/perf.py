@@ -13,6 +13,8 @@ from hyperpod_nccl.commands.common import (
     add_output_options,
     check_bundle_options,
     exit_code_for,
+    print_skipped,
+    shown,
 )
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.perf.analysis import PerfOptions
@@ -139,9 +141,8 @@ def run(args: argparse.Namespace) -> int:
     options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
     with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         report = session.analyze_perf(options)
-        for item in report.not_checked:
-            print(f"hyperpod-nccl: skipped {item.check}: {item.reason}", file=sys.stderr)
-        text = render_perf(report, args.format, sys.stdout)
+        print_skipped(report, args)
+        text = render_perf(shown(report, args), args.format, sys.stdout)
         if args.output:
             _write(args.output, text)
             print(

@@ -17,6 +17,7 @@ from hyperpod_nccl.mcp_server.inputs import relabel, require_input, with_pasted_
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
+from hyperpod_nccl.report.display import display_line, for_display
 
 INSTANCE_TYPE_NAMES = tuple(t.name for t in INSTANCE_TYPES)
 
@@ -28,14 +29,17 @@ MAX_REASONS = 3
 
 
 def _unreadable(not_checked: Sequence[NotChecked], pasted: str) -> str:
-    reasons = [f"{n.check}: {n.reason}" for n in not_checked[:MAX_REASONS]]
+    reasons = [display_line(f"{n.check}: {n.reason}") for n in not_checked[:MAX_REASONS]]
     more = len(not_checked) - MAX_REASONS
     text = "; ".join(reasons) + (f"; and {more} more" if more > 0 else "")
     return str(relabel(text, pasted))
 
 
 def _document(report: Report, pasted: str) -> dict[str, Any]:
-    document: dict[str, Any] = relabel(report.to_dict(), pasted)
+    """The report's JSON for the agent, secrets redacted as in the CLI's output."""
+    document: dict[str, Any] = relabel(
+        for_display(report, redact=True, terminal=False).to_dict(), pasted
+    )
     return document
 
 
@@ -85,11 +89,11 @@ def perf(
 
 def diagnose_cluster(**options: Any) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --cluster ...` (or the local Slurm without one) as JSON."""
-    return diagnose(**options).to_dict()
+    return _document(diagnose(**options), "")
 
 
 def diagnose_bundle(path: str) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --bundle PATH` as JSON."""
     if not path.strip():
         raise AnticipatedError("give the path of a bundle saved by diagnose --save-bundle")
-    return diagnose(bundle=path).to_dict()
+    return _document(diagnose(bundle=path), "")

@@ -9,7 +9,9 @@ rule's examples against its triggers.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Name parts that say a value is secret, and trailing parts that say it only *names* a secret
@@ -25,12 +27,15 @@ _NAMING_PARTS = frozenset(
     {"NAME", "NAMES", "REF", "FILE", "PATH", "DIR", "ID", "TYPE", "TYPES", "TTL", "EXPIRATION",
      "EXPIRY", "URL", "ENDPOINT", "LENGTH", "SIZE", "COUNT", "PARALLELISM", "SECONDS"}
 )  # fmt: skip
+# Names that hold a secret although their last part would say they only name one.
+_ALWAYS_SECRET = frozenset({"PRIVATEKEYID"})
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 
 # Words one of which every secret-looking name contains (see is_secret_name).
 SECRET_NAME_WORDS = ("pass", "secret", "token", "credential", "key", "auth", "sig", "cookie")
 
 
+@functools.lru_cache(maxsize=8192)  # reports and documents repeat the same keys many times
 def is_secret_name(name: str) -> bool:
     """Whether a variable, key or flag named `name` holds a secret.
 
@@ -39,6 +44,8 @@ def is_secret_name(name: str) -> bool:
     """
     spaced = _CAMEL.sub(r"\1_\2", name.strip("-\"' ")).upper()
     parts = [p for p in re.split(r"[^A-Z0-9]+", spaced) if p]
+    if "".join(parts) in _ALWAYS_SECRET:
+        return True  # GCP's private_key_id
     if not parts or parts == ["KEY"] or parts[-1] in _NAMING_PARTS:
         # A bare `key` is a Kubernetes taint, label or toleration key, not a credential.
         return False
@@ -60,6 +67,15 @@ class SecretRule:
     # Characters that must not stand right before the match. Checked in code rather than by
     # a look-behind so that the regex starts with a literal, which `re` searches for quickly.
     edge: frozenset[str] = frozenset()
+    # Run on a small document even without a trigger word (a .pgpass file has none) when this
+    # cheap check on the document passes.
+    always: Callable[[str], bool] | None = None
+    # Replace every match of this regex inside the `group` (values in a block), not the group.
+    values: re.Pattern[str] | None = None
+    # A check the whole match must pass (a bare secret key must look like one).
+    accept: Callable[[str], bool] | None = None
+    # The trigger stands near the match (its line or the line before), not inside it.
+    near: bool = False
 
 
 def _rule(
@@ -70,8 +86,42 @@ def _rule(
     group: str | None = None,
     named: bool = False,
     edge: str = "",
+    always: Callable[[str], bool] | None = None,
+    values: str | None = None,
+    accept: Callable[[str], bool] | None = None,
+    near: bool = False,
 ) -> SecretRule:
-    return SecretRule(kind, re.compile(pattern), triggers, group, named, frozenset(edge))
+    return SecretRule(
+        kind,
+        re.compile(pattern),
+        triggers,
+        group,
+        named,
+        frozenset(edge),
+        always,
+        re.compile(values) if values else None,
+        accept,
+        near,
+    )
+
+
+def _looks_like_aws_secret(token: str) -> bool:
+    """40 base64 characters with upper and lower case and digits, not a hex hash."""
+    return (
+        any(c.isupper() for c in token)
+        and any(c.islower() for c in token)
+        and any(c.isdigit() for c in token)
+        and not all(c in "0123456789abcdefABCDEF" for c in token)
+    )
+
+
+def _base64_value(token: str) -> bool:
+    """A Kubernetes Secret's data value: base64, in whole quads, 8 characters or more."""
+    body = token.strip("\"' ")
+    return len(body) >= 8 and len(body) % 4 == 0 and bool(_B64_VALUE.fullmatch(body))
+
+
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -110,25 +160,45 @@ RULES: tuple[SecretRule, ...] = (
     ),
     _rule("eks-token", r"k8s-aws-v1\.[A-Za-z0-9_-]{20,}", ("k8s-aws-v1.",)),
     _rule(
-        "jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ("eyj",), edge=_TOKEN
+        "jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ("eyj",), edge=_ALNUM
     ),
-    _rule("hf-token", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}", ("hf_", "api_org_"), edge=_WORD),
+    _rule("hf-token", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}", ("hf_", "api_org_"), edge=_ALNUM),
     _rule(
         "github-token",
         r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_\w{40,})",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        edge=_WORD,
+        edge=_ALNUM,
     ),
-    _rule("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",), edge=_WORD),
-    _rule("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ("xox",), edge=_WORD),
+    _rule("gitlab-token", r"glpat-[A-Za-z0-9_-]{20,}", ("glpat-",), edge=_ALNUM),
+    _rule("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ("xox",), edge=_ALNUM),
     _rule("slack-webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/_-]+", ("hooks.slack.com",)),
-    _rule("api-token", r"sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}", ("sk-",), edge=_WORD),
-    _rule("api-token", r"npm_[A-Za-z0-9]{36}", ("npm_",), edge=_WORD),
-    _rule("api-token", r"pypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-",), edge=_WORD),
-    _rule("api-token", r"nvapi-[A-Za-z0-9_-]{40,}", ("nvapi-",), edge=_WORD),
-    _rule("api-token", r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",), edge=_WORD),
-    _rule("api-token", r"AIza[0-9A-Za-z_-]{35}", ("aiza",), edge=_WORD),
-    _rule("api-token", r"[sr]k_live_[A-Za-z0-9]{20,}", ("k_live_",), edge=_WORD),
+    _rule("api-token", r"sk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}", ("sk-",), edge=_ALNUM),
+    _rule("api-token", r"npm_[A-Za-z0-9]{36}", ("npm_",), edge=_ALNUM),
+    _rule("api-token", r"pypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-",), edge=_ALNUM),
+    _rule("api-token", r"nvapi-[A-Za-z0-9_-]{40,}", ("nvapi-",), edge=_ALNUM),
+    _rule("api-token", r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",), edge=_ALNUM),
+    _rule("api-token", r"AIza[0-9A-Za-z_-]{35}", ("aiza",), edge=_ALNUM),
+    _rule("api-token", r"[sr]k_live_[A-Za-z0-9]{20,}", ("k_live_",), edge=_ALNUM),
+    _rule(
+        "databricks-token", r"dapi[0-9a-f]{32}(?:-[0-9]+)?(?![A-Za-z0-9])", ("dapi",), edge=_ALNUM
+    ),
+    _rule("sendgrid-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", ("sg.",), edge=_ALNUM),
+    # Azure AD client secrets: 3 characters, a digit, `Q~`, then 31 to 34 more.
+    _rule(
+        "azure-client-secret",
+        r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        ("q~",),
+        edge=_ALNUM + "~.-",
+    ),
+    # A bare AWS secret key: only where an access key id or the key's own name is near (a
+    # credentials CSV, `AKIA... SECRET`); anywhere else 40 base64 characters are too common.
+    _rule(
+        "aws-secret-access-key",
+        r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        ("akia", "asia", "secret access key", "secretaccesskey", "aws_secret"),
+        accept=_looks_like_aws_secret,
+        near=True,
+    ),
     _rule(
         "bearer-token",
         r"(?i:bearer)[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,}=*)",
@@ -149,6 +219,82 @@ RULES: tuple[SecretRule, ...] = (
         ("machine",),
         group="v",
         edge=_ALNUM,
+    ),
+    # A .netrc entry over several lines: `machine HOST`, `login USER`, `password SECRET`.
+    _rule(
+        "netrc-password",
+        r"(?im)^[ \t]*(?:machine[ \t]+\S+|default)[ \t]*\n(?:[ \t]*(?:login|account)[ \t]+\S+[ \t]*\n)*"
+        r"[ \t]*password[ \t]+(?P<v>\S+)",
+        ("machine", "default\n"),
+        group="v",
+    ),
+    # A .pgpass line: host:port:database:user:password (no trigger word: every small file).
+    _rule(
+        "pgpass-password",
+        r"(?m)^[^\s:#]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<v>\S+)$",
+        (":5432:", ":6432:", ":5433:", ":*:", "pgpass"),
+        group="v",
+        always=lambda text: text.count(":") >= 4,
+    ),
+    # `sshpass -p SECRET`, `mysql ... -pSECRET`, `redis-cli -a SECRET`: short flags that take
+    # a password, for the programs known to take it so.
+    _rule(
+        "flag-secret",
+        r"(?:sshpass|mysql[a-z]*|mariadb[a-z-]*|redis-cli)\b[^\n]*?(?<![\w-])-[pa][ \t]*(?P<v>[^\s-]\S*)",
+        ("sshpass", "mysql", "mariadb", "redis-cli"),
+        group="v",
+        edge=_TOKEN,
+    ),
+    # `aws configure set aws_secret_access_key SECRET` (the name, a space, the value).
+    _rule(
+        "env-secret",
+        r"configure[ \t]+set[ \t]+(?:--profile[ \t]+\S+[ \t]+)?(?P<name>[A-Za-z0-9_.-]+)[ \t]+(?P<v>\S+)",
+        ("configure",),
+        group="v",
+        named=True,
+    ),
+    # NCCL's `NAME set by environment to VALUE.` and aws-ofi-nccl's `Setting NAME to VALUE`.
+    _rule(
+        "env-secret",
+        rf"{_NAME} set by environment to (?P<v>\S+?)\.?(?=\s|$)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    _rule(
+        "env-secret",
+        rf"Setting {_NAME} (?:environment variable )?to (?P<v>\S+)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    # A kubeconfig exec plugin's env (inside a larger log): every value, whatever its name.
+    _rule(
+        "env-secret",
+        r"(?m)^(?P<ind>[ \t]*)exec:[ \t]*\n(?P<v>(?:(?P=ind)[ \t]+[^\n]*(?:\n|\Z))+)",
+        ("exec:",),
+        group="v",
+        values=r"(?m)(?<=value:)[ \t]*(?P<v>\S[^\n]*)",
+    ),
+    # A Kubernetes Secret's data (inside a larger log): every base64 value under `data:`,
+    # whatever its key's name; a ConfigMap's plain values are not base64 and stay.
+    _rule(
+        "k8s-secret",
+        r"(?m)^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\n(?P<v>(?:(?P=ind)[ \t]+[^\n]*(?:\n|\Z))+)",
+        (
+            "data:\n",
+            "data:\r\n",
+        ),  # the block's header ends its line (`data: 0.01` in progress lines does not)
+        group="v",
+        values=r"(?m)^[ \t]+[^\s:]+:[ \t]+(?P<v>\S+)[ \t]*$",
+        accept=_base64_value,
+    ),
+    _rule(
+        "k8s-secret",
+        r'"(?:data|stringData)"[ \t]*:[ \t]*\{(?P<v>[^{}]*)\}',
+        ('"data"', '"stringdata"'),
+        group="v",
+        values=r'"[^"\n]+"[ \t]*:[ \t]*(?P<v>"[A-Za-z0-9+/]+={0,2}")',
     ),
     # `--hf-token X`, `--password=X`: the value of a flag whose name says secret.
     _rule(
@@ -181,6 +327,14 @@ RULES: tuple[SecretRule, ...] = (
     _rule(
         "env-secret",
         rf"{_NAME}[\"']?[ \t]*[:=][ \t]*(?P<v>{_QUOTED}|[^\s\"',;&{{}}\[\]]+)",
+        _NAMED,
+        group="v",
+        named=True,
+    ),
+    # Pretty-printed JSON with the value on the next line: `"SecretAccessKey":\n  "..."`.
+    _rule(
+        "env-secret",
+        rf"{_NAME}[\"']?[ \t]*:[ \t]*\n[ \t]*(?P<v>{_QUOTED}|[^\s\"',;{{}}\[\]]+)",
         _NAMED,
         group="v",
         named=True,
