@@ -28,6 +28,7 @@ from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.safeio import LimitReached
+from hyperpod_nccl.treewalk import map_strings
 
 LOGS_PREFIX = "logs/"
 STDIN_LABEL = "<stdin>"
@@ -98,13 +99,7 @@ def relabel(report: Report, labels: dict[str, str]) -> Report:
         return text
 
     def fix_tree(data: Any) -> Any:
-        if isinstance(data, str):
-            return fix(data)
-        if isinstance(data, list):
-            return [fix_tree(v) for v in data]
-        if isinstance(data, dict):
-            return {k: fix_tree(v) for k, v in data.items()}
-        return data
+        return map_strings(data, fix)
 
     for finding in report.findings:
         finding.evidence = [dataclasses.replace(e, source=fix(e.source)) for e in finding.evidence]

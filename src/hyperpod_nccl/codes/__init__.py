@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -81,24 +81,6 @@ class CodeRegistry:
 
     def of_area(self, *areas: str) -> dict[str, CodeInfo]:
         return {c: i for c, i in self.codes.items() if i.area in areas}
-
-    @functools.cached_property
-    def reach(self) -> dict[str, frozenset[str]]:
-        """Per code, every code it explains directly or through others."""
-        closure: dict[str, frozenset[str]] = {}
-
-        def visit(code: str) -> frozenset[str]:
-            if code not in closure:
-                found: set[str] = set()
-                for target in self.codes[code].explains:
-                    found.add(target)
-                    found |= visit(target)
-                closure[code] = frozenset(found)
-            return closure[code]
-
-        for code in self.codes:
-            visit(code)
-        return closure
 
 
 def _fail(message: str) -> None:
@@ -181,18 +163,3 @@ def parse_registry(text: str) -> CodeRegistry:
 def load_registry() -> CodeRegistry:
     text = resources.files("hyperpod_nccl.codes").joinpath("codes.yaml").read_text("utf-8")
     return parse_registry(text)
-
-
-def code_info(code: str) -> CodeInfo | None:
-    return load_registry().get(code)
-
-
-def default_priority(code: str) -> Priority:
-    """The registry's priority for `code`; P2 for a code it does not know."""
-    info = code_info(code)
-    return info.priority if info else Priority.P2
-
-
-def unknown_codes(codes: Iterable[str]) -> list[str]:
-    registry = load_registry()
-    return sorted({c for c in codes if c not in registry})

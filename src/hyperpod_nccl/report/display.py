@@ -15,6 +15,7 @@ from typing import Any
 
 from hyperpod_nccl.model import Evidence, NotChecked, Report, SuggestedCommand
 from hyperpod_nccl.redaction import Redactor
+from hyperpod_nccl.treewalk import map_strings
 
 # ESC ] ... BEL or ST (OSC: titles, hyperlinks, clipboard); ESC [ ... final (CSI: colours,
 # cursor, erase); ESC and one character; any other C0 or C1 control but tab and newline.
@@ -43,16 +44,7 @@ def for_display(report: Report, *, redact: bool = True, terminal: bool = True) -
         return strip_controls(value) if terminal else value
 
     def controls(value: Any) -> Any:
-        if isinstance(value, str):
-            return strip_controls(value)
-        if isinstance(value, list):
-            return [controls(v) for v in value]
-        if isinstance(value, dict):
-            return {
-                (strip_controls(k) if isinstance(k, str) else k): controls(v)
-                for k, v in value.items()
-            }
-        return value
+        return map_strings(value, strip_controls, keys=True)
 
     def tree(value: Any) -> Any:
         """Redacted by key and by text once (Redactor.json walks it all), then cleaned."""
