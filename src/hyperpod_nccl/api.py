@@ -6,10 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.log_analysis import analyze_logs as analyze_logs
 from hyperpod_nccl.log_analysis import is_flight_recorder_dump as is_flight_recorder_dump
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.suggest.complete import add_missing, finish
 
 # ---------------------------------------------------------------------------------- diagnose
 DIAGNOSE_AREAS: dict[str | None, tuple[str, ...]] = {
@@ -98,8 +100,11 @@ def analyze_snapshot(
     findings = run_checks(snapshot, areas)
     findings += permission_findings(snapshot, findings)
     findings += coverage_findings(snapshot, PROBE_RESULTS)
+    registry = load_registry()
+    add_missing(findings, registry)
     fill_commands(findings, snapshot)  # before ranking merges findings and their hosts
     findings = rank_root_cause(findings)
+    finish(findings, registry)
     # Skipped and partial checks, and findings that say why a whole area was not looked at
     # (no Kubernetes access), with the fix in the reason.
     not_checked = [

@@ -18,6 +18,7 @@ from hyperpod_nccl.rules.diagnosis import add_external_findings
 from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
 from hyperpod_nccl.rules.scan import scan_inputs
 from hyperpod_nccl.safeio import UnreadableInput, open_regular
+from hyperpod_nccl.suggest.complete import complete
 
 
 def is_flight_recorder_dump(item: LogInput) -> bool:
@@ -60,6 +61,7 @@ def analyze_logs(
     findings = diagnose_logs(scanned.analysis, catalog)
     findings += [f for f in progress if f.code not in catalog.codes]
     root_cause.rank(findings, catalog.registry)
+    complete(findings, catalog.registry)
     sources = scanned.analysis.sources
     summary = {
         "inputs": len(inputs),

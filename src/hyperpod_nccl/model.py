@@ -63,9 +63,15 @@ class SuggestedCommand:
     """A command the user may run. The tool prints it and never runs it."""
 
     purpose: str
-    command: str
+    command: str  # one bash command line, runnable as printed
     preconditions: str = ""
-    blast_radius: str = ""
+    blast_radius: str = ""  # what a state-changing command affects; "" for read-only ones
+    # Declared by whoever writes the command, never guessed from its text: a test checks the
+    # declarations against the write verbs each command uses.
+    changes_state: bool = False
+    runs_on: str = ""  # where to run it: "", a node, a pod, "the Slurm controller"...
+    # Of use only while the ranks still run; dropped from reports whose logs show they ended.
+    while_hanging: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +79,8 @@ class SuggestedCommand:
             "command": self.command,
             "preconditions": self.preconditions,
             "blast_radius": self.blast_radius,
+            "changes_state": self.changes_state,
+            "runs_on": self.runs_on,
         }
 
 

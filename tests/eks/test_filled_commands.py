@@ -7,6 +7,7 @@ run: a process id, a peer's address and port."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,15 @@ import worlds
 from conftest import SCENARIOS, Lab
 from hyperpod_nccl.checks.fill import fill_commands
 from hyperpod_nccl.checks.node_gpu import recovery_commands
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.collect.run import collect
 from hyperpod_nccl.model import Finding, Priority, Report, Status
-from hyperpod_nccl.rules.remediation import suggested_commands
+from hyperpod_nccl.suggest.build import commands_for
 from hyperpod_nccl.targets import parse_cluster
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "commands"))
+from command_verbs import command_problems
 
 PLACEHOLDER = re.compile(r"<([^<>\s]+)>")
 # Values no collected item holds: the training process's pid, a peer's address and port.
@@ -59,6 +64,7 @@ def test_no_command_keeps_a_placeholder_for_a_known_value(
 ) -> None:
     env = _bring_up(lab, name, tmp_path, monkeypatch)
     report = env.diagnose()
+    assert not command_problems(report.findings)  # runnable as printed (tests/commands)
     for finding, command in _commands(report):
         left = set(PLACEHOLDER.findall(command)) - UNKNOWABLE
         assert not left, (finding.code, command)
@@ -83,7 +89,7 @@ def test_log_rule_commands_name_the_node_behind_the_pod(lab: Any) -> None:
     )
     try:
         xid = Finding("GPU_XID", Status.FAIL, Priority.P0, "Xid 79", hosts=[POD])
-        xid.suggested_commands = suggested_commands(xid)
+        xid.suggested_commands = commands_for(xid, load_registry()["GPU_XID"])
         assert any(
             "<instance-id-of-llama-pretrain-worker-1>" in c.command for c in xid.suggested_commands
         )

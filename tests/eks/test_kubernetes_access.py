@@ -57,10 +57,11 @@ def test_unauthenticated(lab: Any) -> None:
     access = _access(report)
     assert (access.code, access.status) == ("K8S_UNAUTHENTICATED", Status.WARN)
     assert "401" in access.title
-    assert "access entry" in access.suggested_commands[0].command
-    assert "update-kubeconfig --name hyperpod-eks --region us-west-2" in (
-        access.suggested_commands[0].command
-    )
+    # A read-only confirmation first; the fix names the access entry and the refresh.
+    confirm, fix = access.suggested_commands
+    assert (confirm.command, confirm.changes_state) == ("kubectl auth whoami", False)
+    assert "access entry" in fix.preconditions and fix.changes_state
+    assert fix.command == "aws eks update-kubeconfig --name hyperpod-eks --region us-west-2"
     _kube_checks_skipped(report)
     assert env.kube.requests and all(r["path"] == "/version" for r in env.kube.requests)
 
@@ -79,7 +80,7 @@ def test_wrong_context_names_the_eks_cluster_and_the_fix(lab: Any, tmp_path: Pat
     assert "ABCDEF.gr7.us-east-1.eks.amazonaws.com" in access.title
     assert env.world.eks_arn in access.title
     assert (
-        access.suggested_commands[0].command
+        access.suggested_commands[-1].command
         == "aws eks update-kubeconfig --name hyperpod-eks --region us-west-2"
     )
     assert env.kube.requests == []  # the wrong cluster was never contacted
@@ -119,7 +120,8 @@ def test_no_kubeconfig(lab: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert "no kubeconfig found" in access.title
     # The fix names the cluster's EKS cluster and region, not placeholders.
     assert [c.command for c in access.suggested_commands] == [
-        "aws eks update-kubeconfig --name hyperpod-eks --region us-west-2"
+        "kubectl config current-context; kubectl config get-contexts",
+        "aws eks update-kubeconfig --name hyperpod-eks --region us-west-2",
     ]
     assert "to fix: aws eks update-kubeconfig --name hyperpod-eks --region us-west-2" in (
         next(n.reason for n in report.not_checked if n.check == "kubernetes.access")

@@ -274,7 +274,8 @@ def test_no_kubeconfig_on_a_healthy_cluster_passes_fail_on_p0(
     access = only(report, "K8S_WRONG_CONTEXT")
     assert (access.status, access.priority) == (Status.WARN, Priority.P1)
     fix = "aws eks update-kubeconfig --name hyperpod-eks --region us-west-2"
-    assert [c.command for c in access.suggested_commands] == [fix]
+    confirm = "kubectl config current-context; kubectl config get-contexts"
+    assert [c.command for c in access.suggested_commands] == [confirm, fix]
     assert report.failures == [] and worlds.machine_failures(report) == []
     code = main(["diagnose", "--cluster", env.world.cluster_name, "--fail-on", "P0"])
     out = capsys.readouterr().out

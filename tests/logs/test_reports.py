@@ -57,7 +57,15 @@ def test_json_follows_the_contract(log: Path, capsys: pytest.CaptureFixture[str]
         for ev in finding["evidence"]:
             assert set(ev) == {"source", "text"} and re.search(r":\d+$", ev["source"])
         for cmd in finding["suggested_commands"]:
-            assert set(cmd) == {"purpose", "command", "preconditions", "blast_radius"}
+            assert set(cmd) == {
+                "purpose",
+                "command",
+                "preconditions",
+                "blast_radius",
+                "changes_state",
+                "runs_on",
+            }
+            assert isinstance(cmd["changes_state"], bool)
     root = [f for f in report["findings"] if f["root_cause"]]
     assert [f["code"] for f in root] == ["CUDA_OOM"]
     assert set(root[0]["explains"]) == {"NCCL_TIMEOUT", "RANK_CRASH"}

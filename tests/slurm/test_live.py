@@ -8,6 +8,7 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -25,14 +26,24 @@ from slurmlab import (
 )
 
 from hyperpod_nccl.checks import run_checks
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.collect.runner import CommandResult, LocalRunner
 from hyperpod_nccl.collect.slurm import collect_slurm
 from hyperpod_nccl.model import Finding, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.suggest.complete import complete
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "commands"))
+from command_verbs import command_problems
 
 
 def findings(snapshot: Snapshot) -> list[Finding]:
-    return run_checks(snapshot, ["slurm"])
+    """The Slurm checks' findings with their commands as every report prints them; each
+    scenario also checks that those commands run as printed (tests/commands)."""
+    found = run_checks(snapshot, ["slurm"])
+    complete(found, load_registry())
+    assert not command_problems(found)
+    return found
 
 
 def by_code(found: list[Finding], code: str) -> list[Finding]:

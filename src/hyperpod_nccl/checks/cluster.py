@@ -154,6 +154,7 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
                         f"--node-recovery Automatic --region {snapshot.meta.get('region')}"
                     ),
                     preconditions="sagemaker:UpdateCluster permission",
+                    changes_state=True,
                     blast_radius="cluster-wide setting; HyperPod may then reboot or replace faulty nodes",
                 )
             ],

@@ -109,4 +109,4 @@ def doc(snapshot: Snapshot, name: str) -> dict[str, Any]:
 
 def read_only(purpose: str, command: str) -> SuggestedCommand:
     """A suggested command that only reads."""
-    return SuggestedCommand(purpose=purpose, command=command, blast_radius="none (read-only)")
+    return SuggestedCommand(purpose=purpose, command=command)

@@ -8,6 +8,7 @@ address)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -32,15 +33,27 @@ def fill_text(text: str, values: dict[str, str | None], k: Known) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1)) or m.group(0), text)
 
 
+_KUBECTL = re.compile(r"\bkubectl (?!.*(?:\s-n\s|\s-A\b|--namespace|--all-namespaces))")
+
+
+def _namespaced(text: str, k: Known) -> str:
+    """`kubectl` commands about the job's pods get their namespace: the context's default
+    namespace is often another one."""
+    found = {ns for pod, ns in k.namespaces.items() if re.search(rf"\b{re.escape(pod)}\b", text)}
+    if len(found) != 1 or not _KUBECTL.search(text):
+        return text
+    return _KUBECTL.sub(f"kubectl -n {found.pop()} ", text)
+
+
 def _fill(command: SuggestedCommand, values: dict[str, str | None], k: Known) -> SuggestedCommand:
-    text = fill_text(command.command, values, k)
+    text = _namespaced(fill_text(command.command, values, k), k)
     if k.region and _AWS_CLI.match(text) and "--region" not in text:
         text += f" --region {k.region}"
-    return SuggestedCommand(
-        purpose=command.purpose,
+    return dataclasses.replace(
+        command,
         command=text,
         preconditions=fill_text(command.preconditions, values, k),
-        blast_radius=command.blast_radius,
+        runs_on=fill_text(command.runs_on, values, k),
     )
 
 

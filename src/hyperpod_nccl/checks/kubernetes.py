@@ -84,6 +84,9 @@ def access(snapshot: Snapshot) -> list[Finding]:
         ]
     code = _ACCESS_CODES.get(str(info.get("kind")), "K8S_UNREACHABLE")
     fix = str(info.get("fix") or "")
+    # The collector's advice is prose that may end in the one command it can name.
+    refresh = fix[fix.find(_REFRESH) :] if _REFRESH in fix else ""
+    advice = fix[: fix.find(_REFRESH)].rstrip(" :").removesuffix(" or refresh") if refresh else fix
     return [
         finding(
             code,
@@ -93,15 +96,15 @@ def access(snapshot: Snapshot) -> list[Finding]:
             check="kubernetes.access",
             commands=[
                 SuggestedCommand(
-                    purpose="give this machine access to the cluster's EKS cluster, then run "
-                    "diagnose again",
-                    command=fix,
-                    blast_radius="writes your local kubeconfig only"
-                    if fix.startswith("aws eks update-kubeconfig")
-                    else "",
+                    purpose="point this machine's kubeconfig at the cluster's EKS cluster, then "
+                    "run diagnose again",
+                    command=refresh,
+                    preconditions=advice,
+                    changes_state=True,
+                    blast_radius="writes your local kubeconfig only",
                 )
             ]
-            if fix
+            if refresh
             else [],
             details={
                 "kind": info.get("kind"),
@@ -110,6 +113,9 @@ def access(snapshot: Snapshot) -> list[Finding]:
             },
         )
     ]
+
+
+_REFRESH = "aws eks update-kubeconfig"
 
 
 def _job_nodes(snapshot: Snapshot) -> set[str]:

@@ -62,7 +62,6 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "see the driver's load errors",
                         "sudo dmesg | grep -i efa | tail -20",
-                        blast_radius="none (read-only)",
                     )
                 ],
             )
@@ -78,7 +77,6 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "compare the instance's network interfaces with the type's network cards",
                         "aws ec2 describe-instances --instance-ids <instance-id> --query 'Reservations[0].Instances[0].NetworkInterfaces[].{type:InterfaceType,card:Attachment.NetworkCardIndex}'",
-                        blast_radius="none (read-only)",
                     )
                 ],
                 details={"devices": count, "expected": expected, "instance_type": itype},
@@ -97,7 +95,6 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "list EFA endpoints with libfabric's debug output",
                         "FI_LOG_LEVEL=warn fi_info -p efa -t FI_EP_RDM",
-                        blast_radius="none (read-only)",
                     )
                 ],
             )
@@ -137,7 +134,6 @@ def check_ofi_nccl(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "confirm inside the training container",
                         "ls /opt/amazon/ofi-nccl/lib*/libnccl-net* ; echo $NCCL_NET_PLUGIN",
-                        blast_radius="none (read-only)",
                     )
                 ],
             )

@@ -46,7 +46,6 @@ def recovery_commands(node: str, action: str) -> list[SuggestedCommand]:
         SuggestedCommand(
             "look at the node's state and labels before acting",
             f"aws sagemaker describe-cluster-node --cluster-name <cluster-name> --node-id {_node_id(node)}",
-            blast_radius="none (read-only)",
         )
     ]
     if action in ("reset", "reboot", "replace"):
@@ -56,6 +55,7 @@ def recovery_commands(node: str, action: str) -> list[SuggestedCommand]:
                 f"aws sagemaker batch-reboot-cluster-nodes --cluster-name <cluster-name> --node-ids {_node_id(node)}",
                 "the job on this node is stopped or will be restarted elsewhere",
                 "every process on the node stops; instance, ID and volumes are kept",
+                changes_state=True,
             )
         )
     if action == "replace":
@@ -65,6 +65,7 @@ def recovery_commands(node: str, action: str) -> list[SuggestedCommand]:
                 f"aws sagemaker batch-replace-cluster-nodes --cluster-name <cluster-name> --node-ids {_node_id(node)}",
                 "data on instance volumes backed up (S3 or FSx)",
                 "the instance is terminated; all its volumes are destroyed",
+                changes_state=True,
             )
         )
     return cmds

@@ -126,7 +126,6 @@ def check_limits(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "confirm inside the job",
                         "cat /proc/<training-pid>/limits | grep -i locked",
-                        blast_radius="none (read-only)",
                     )
                 ],
                 details={"pids": [p.pid for p in finite], "stack": stacks},
@@ -222,7 +221,6 @@ def check_stale_shm(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "list them with owners and ages",
                         "ls -la --time-style=full-iso /dev/shm/nccl-*",
-                        blast_radius="none (read-only)",
                     )
                 ],
                 details={"files": len(shm.nccl_files), "bytes": total},
@@ -252,7 +250,6 @@ def check_removeipc(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "show the effective logind settings",
                         "systemd-analyze cat-config systemd/logind.conf | grep -i removeipc",
-                        blast_radius="none (read-only)",
                     )
                 ],
             )
@@ -288,7 +285,6 @@ def check_firewall(snapshot: Snapshot) -> list[Finding]:
                     SuggestedCommand(
                         "list rules with counters to see if they match traffic",
                         "sudo iptables -L -n -v --line-numbers",
-                        blast_radius="none (read-only)",
                     )
                 ],
                 details={"rules": [r.raw for r in blocking], "ports": ports},

@@ -9,8 +9,10 @@ from typing import Any
 
 from hyperpod_nccl.checks import run_checks
 from hyperpod_nccl.checks.node_common import nodes_in, reached
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.suggest.complete import complete
 
 AREA = "node"
 
@@ -39,6 +41,7 @@ def node_report(snapshot: Snapshot, command: str = "probe") -> Report:
         findings=run_checks(snapshot, areas=[AREA]),
         not_checked=[NotChecked(f"node {n}", reason) for n, reason in sorted(unreachable.items())],
     )
+    complete(report.findings, load_registry())
     run = snapshot.meta.get("node_probe") or {}
     report.summary = {
         "nodes": len(nodes),

@@ -190,6 +190,7 @@ def _fix_commands(gaps: list[Gap], region: str) -> list[SuggestedCommand]:
                     f"--region {region}"
                 ),
                 preconditions=f"ec2:AuthorizeSecurityGroup{verb.capitalize()}; run it yourself",
+                changes_state=True,
                 blast_radius="every instance in the group can reach the peers on all ports",
             )
         )

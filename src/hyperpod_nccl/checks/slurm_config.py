@@ -54,16 +54,20 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
     limits = context.get("submit_rlimit_memlock")
     fix = SuggestedCommand(
         purpose="stop copying the submit shell's memlock limit into jobs (slurm.conf on the controller)",
+        # An edit, then the reload: the setting's line differs by site, so no sed rewrite.
         command=(
-            "add 'PropagateResourceLimitsExcept=MEMLOCK' to slurm.conf, then: scontrol reconfigure"
+            'sudoedit "$(scontrol show config | awk \'$1 == "SLURM_CONF" {print $3}\')" '
+            "&& sudo scontrol reconfigure   # add PropagateResourceLimitsExcept=MEMLOCK"
         ),
         preconditions="compute nodes' slurmd runs with memlock unlimited (systemd LimitMEMLOCK=infinity)",
+        changes_state=True,
         blast_radius="jobs started afterwards; running jobs keep their limits",
     )
     check_cmd = SuggestedCommand(
         purpose="see the limit a job really gets",
         command="srun -N1 bash -c 'ulimit -l'",
         preconditions="a free node",
+        changes_state=True,
         blast_radius="a one-task job",
     )
     if isinstance(limits, dict) and limits.get("soft") is not None:

@@ -77,7 +77,6 @@ def controller(snapshot: Snapshot) -> list[Finding]:
                     purpose="read why slurmctld stopped (on the controller node)",
                     command="systemctl status slurmctld; journalctl -u slurmctld --since -1h | tail -50",
                     preconditions="a shell on the controller node",
-                    blast_radius="none (read-only)",
                 ),
             ],
         )
@@ -88,8 +87,6 @@ def _ping_command() -> SuggestedCommand:
     return SuggestedCommand(
         purpose="ask slurmctld again",
         command="scontrol ping",
-        preconditions="none (read-only)",
-        blast_radius="none",
     )
 
 
@@ -136,7 +133,6 @@ def munge(snapshot: Snapshot) -> list[Finding]:
                     purpose="check munged and the key on this host",
                     command="systemctl status munge; ls -l /etc/munge/munge.key; munge -n | unmunge",
                     preconditions="a shell on the host",
-                    blast_radius="none (read-only)",
                 )
             ],
         )

@@ -143,8 +143,6 @@ def _pending_commands(jobs: list[SlurmJob], hosts: list[str]) -> list[SuggestedC
         SuggestedCommand(
             purpose="read the job's requirements and Slurm's reason",
             command=f"scontrol show job {first}; squeue -j {first} -o '%i %T %r %R'",
-            preconditions="none (read-only)",
-            blast_radius="none",
         )
     ]
     if hosts:

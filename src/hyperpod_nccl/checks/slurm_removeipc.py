@@ -89,7 +89,6 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                             purpose="see the setting logind uses (on the node)",
                             command="systemd-analyze cat-config systemd/logind.conf | grep -i RemoveIPC",
                             preconditions="a shell on the node",
-                            blast_radius="none (read-only)",
                         ),
                         SuggestedCommand(
                             purpose="keep logind away from job IPC (on every compute node, and in the lifecycle scripts)",
@@ -99,6 +98,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                                 "sudo systemctl restart systemd-logind"
                             ),
                             preconditions="root on the node",
+                            changes_state=True,
                             blast_radius="systemd-logind restarts; running jobs continue",
                         ),
                     ],

@@ -41,11 +41,44 @@ _KEYS = {
     "root_when_warning",
     "fallback",
     "reference",
+    "commands",
+    "ends_ranks",
 }
+_COMMAND_KEYS = {
+    "purpose",
+    "run",
+    "where",
+    "needs",
+    "preconditions",
+    "changes_state",
+    "blast_radius",
+    "when",
+}
+# Where a command runs (see suggest.place) and what its template may name (suggest.build).
+WHERE = ("here", "node", "container", "slurm")
+NEEDS = ("", "pods", "nodes", "hosts")
+FIELDS = ("pid", "peer", "port", "pods", "nodes", "hostlist", "instances", "logfile")
+# A field is a bare lower-case word in braces; JMESPath's `{key:expr}` braces are left alone.
+FIELD = re.compile(r"\{([a-z]+)\}")
 
 
 class CodeRegistryError(ValueError):
     """codes.yaml is malformed; raised at load so a bad entry never ships silently."""
+
+
+@dataclass(frozen=True)
+class CommandTemplate:
+    """A command every finding of a code can carry: a read-only one that confirms it, or a
+    fix, declared as changing state with what it affects."""
+
+    purpose: str
+    run: str  # bash, with {field}s from FIELDS and <placeholder>s for values a run may learn
+    where: str  # one of WHERE
+    needs: str = ""  # skip the command when the finding names no pods / nodes / hosts
+    preconditions: str = ""
+    changes_state: bool = False
+    blast_radius: str = ""
+    when: str = ""  # "hanging": of use only while the ranks still run (a stack dump)
 
 
 @dataclass(frozen=True)
@@ -60,6 +93,8 @@ class CodeInfo:
     root_when_warning: bool
     fallback: bool  # a catch-all: the root cause only when no other code is a candidate
     reference: str | None
+    commands: tuple[CommandTemplate, ...] = ()
+    ends_ranks: bool = False  # a finding of it shows processes of the job have ended
 
 
 @dataclass(frozen=True)
@@ -119,7 +154,30 @@ def _parse(code: str, raw: Any) -> CodeInfo:
         root_when_warning=bool(raw.get("root_when_warning", False)),
         fallback=bool(raw.get("fallback", False)),
         reference=str(reference) if reference is not None else None,
+        commands=tuple(_command(code, c) for c in raw.get("commands") or ()),
+        ends_ranks=bool(raw.get("ends_ranks", False)),
     )
+
+
+def _command(code: str, raw: Any) -> CommandTemplate:
+    if not isinstance(raw, dict) or not {"purpose", "run", "where"} <= set(raw):
+        _fail(f"code {code}: each command needs purpose, run and where")
+    unknown = set(raw) - _COMMAND_KEYS
+    if unknown:
+        _fail(f"code {code}: unknown command keys {sorted(unknown)}")
+    template = CommandTemplate(**{k: raw[k] for k in raw})
+    if template.where not in WHERE:
+        _fail(f"code {code}: where must be one of {WHERE}")
+    if template.when not in ("", "hanging"):
+        _fail(f"code {code}: when must be 'hanging' or absent")
+    if template.needs not in NEEDS:
+        _fail(f"code {code}: needs must be one of {NEEDS}")
+    if template.changes_state != bool(template.blast_radius):
+        _fail(f"code {code}: a state-changing command says its blast_radius, a read-only one none")
+    names = set(FIELD.findall(template.run))
+    if names - set(FIELDS):
+        _fail(f"code {code}: unknown fields {sorted(names - set(FIELDS))} in {template.run!r}")
+    return template
 
 
 def _check_graph(codes: Mapping[str, CodeInfo]) -> None:

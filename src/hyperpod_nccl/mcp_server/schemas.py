@@ -33,6 +33,8 @@ class SuggestedCommandResult(TypedDict):
     command: str
     preconditions: str
     blast_radius: str
+    changes_state: bool
+    runs_on: str
 
 
 @with_config(_OPEN)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyperpod_nccl import root_cause
+from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.inputs import UnreadableInput, expand
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.perf import bandwidth, flight_recorder, nccl_json, progress, results, straggler
@@ -28,6 +29,7 @@ from hyperpod_nccl.perf.nccl_tests import TextParser
 from hyperpod_nccl.perf.reader import Content, open_content
 from hyperpod_nccl.perf.timeout import timeout_finding
 from hyperpod_nccl.safeio import LimitReached
+from hyperpod_nccl.suggest.complete import complete
 
 MAX_ROWS_PER_RUN_IN_SUMMARY = 64
 MAX_RUNS_IN_SUMMARY = 500
@@ -238,6 +240,7 @@ def analyze_perf(paths: Sequence[str], options: PerfOptions | None = None) -> Re
         "progress": [m.to_dict() for m in lagging.members],
         "elapsed_s": round(time.perf_counter() - started, 3),
     }
+    complete(findings, load_registry())
     return Report(
         command="perf",
         findings=findings,

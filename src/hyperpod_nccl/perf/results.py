@@ -50,12 +50,12 @@ def wrong_results(runs: list[Run]) -> list[Finding]:
                     SuggestedCommand(
                         purpose="look for protocol or algorithm overrides that can corrupt data",
                         command="env | grep -E '^NCCL_(PROTO|ALGO)='",
-                        blast_radius="none (read-only)",
                     ),
                     SuggestedCommand(
                         purpose="run NVIDIA's long diagnostic on each node of the run (drained first)",
                         command="dcgmi diag -r 3",
                         preconditions="the node is drained: the diagnostic occupies every GPU",
+                        changes_state=True,
                         blast_radius="the node's GPUs are busy for several minutes",
                     ),
                 ],

@@ -350,16 +350,15 @@ def _commands(host: str) -> list[SuggestedCommand]:
         SuggestedCommand(
             purpose=f"on {host}: clock slowdown reasons (thermal, power, HW slowdown)",
             command="nvidia-smi -q -d PERFORMANCE",
-            blast_radius="none (read-only)",
         ),
         SuggestedCommand(
             purpose=f"on {host}: NVLink error counters",
             command="nvidia-smi nvlink -e",
-            blast_radius="none (read-only)",
         ),
         SuggestedCommand(
             purpose=f"keep {host} out of your next Slurm job while you investigate",
             command=f"sbatch --exclude={host} <your-job-script>",
+            changes_state=True,
             blast_radius="only the job you submit",
         ),
     ]

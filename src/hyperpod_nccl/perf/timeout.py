@@ -42,13 +42,12 @@ def timeout_finding(world_size: int) -> Finding:
         reference=reference("TIMEOUT_SIZING"),
         suggested_commands=[
             SuggestedCommand(
-                purpose="set the timeout where the process group is created (training code, not a shell command)",
-                command=(
-                    "torch.distributed.init_process_group(backend='nccl', "
-                    f"timeout=datetime.timedelta(minutes={minutes}))"
+                purpose=(
+                    "find where the training code creates its process group, and pass it "
+                    f"timeout=datetime.timedelta(minutes={minutes})"
                 ),
+                command="grep -rn --include='*.py' 'init_process_group' .   # in the training code",
                 preconditions="measure checkpoint, evaluation and step times first; a longer timeout also delays detection of real hangs",
-                blast_radius="the next launch of the job",
             )
         ],
         details={

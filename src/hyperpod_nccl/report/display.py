@@ -10,10 +10,11 @@ escapes every control character).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from typing import Any
 
-from hyperpod_nccl.model import Evidence, NotChecked, Report, SuggestedCommand
+from hyperpod_nccl.model import Evidence, NotChecked, Report
 from hyperpod_nccl.redaction import Redactor
 from hyperpod_nccl.treewalk import map_strings
 
@@ -61,8 +62,13 @@ def for_display(report: Report, *, redact: bool = True, terminal: bool = True) -
         f.first_seen = text(finding.first_seen) if finding.first_seen else finding.first_seen
         f.evidence = [Evidence(text(e.source), text(e.text)) for e in finding.evidence]
         f.suggested_commands = [
-            SuggestedCommand(
-                text(c.purpose), text(c.command), text(c.preconditions), text(c.blast_radius)
+            dataclasses.replace(
+                c,
+                purpose=text(c.purpose),
+                command=text(c.command),
+                preconditions=text(c.preconditions),
+                blast_radius=text(c.blast_radius),
+                runs_on=text(c.runs_on),
             )
             for c in finding.suggested_commands
         ]

@@ -21,6 +21,7 @@ from typing import Any
 
 from hyperpod_nccl import __version__
 from hyperpod_nccl.model import Finding, Report, Status
+from hyperpod_nccl.report.commands import command_groups
 from hyperpod_nccl.report.units import size_text
 
 RED = "#d62728"
@@ -98,14 +99,16 @@ def _finding_row(f: Finding) -> str:
         )
     if f.suggested_commands:
         cmds = "".join(
-            f"<li>{_e(c.purpose)}"
+            f"<li>{_e(g.purpose)}"
+            + f' <span class="note">({"<strong>" if g.changes_state else ""}{_e(g.label)}'
+            + f"{'</strong>' if g.changes_state else ''})</span>"
             + (
-                f' <span class="note">(blast radius: {_e(c.blast_radius)})</span>'
-                if c.blast_radius
+                f' <span class="note">needs: {_e(g.preconditions)}</span>'
+                if g.preconditions
                 else ""
             )
-            + f"<pre>{_e(c.command)}</pre></li>"
-            for c in f.suggested_commands
+            + f"<pre>{_e(chr(10).join(g.commands))}</pre></li>"
+            for g in command_groups(f.suggested_commands)
         )
         more.append(
             "<details><summary>suggested commands (printed, never run)</summary>"

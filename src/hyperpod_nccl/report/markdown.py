@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hyperpod_nccl.model import Report, Status
+from hyperpod_nccl.report.commands import command_groups
 
 
 def _cell(text: str) -> str:
@@ -65,9 +66,12 @@ def render_markdown(report: Report) -> str:
             ]
         if f.suggested_commands:
             out += ["", "Suggested commands (run them yourself; the tool never does):", ""]
-            for c in f.suggested_commands:
-                out.append(f"- {c.purpose} (blast radius: {c.blast_radius or 'n/a'})")
-                out += ["", _fence(c.command), ""]
+            for group in command_groups(f.suggested_commands):
+                label = f"**{group.label}**" if group.changes_state else group.label
+                out.append(f"- {group.purpose} ({label})")
+                if group.preconditions:
+                    out.append(f"  Needs: {group.preconditions}")
+                out += ["", _fence("\n".join(group.commands)), ""]
     if report.not_checked:
         out += ["", "## Not checked", ""]
         out += [f"- `{_cell(n.check)}`: {_cell(n.reason)}" for n in report.not_checked]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from hyperpod_nccl.model import Finding, Report, Status
+from hyperpod_nccl.report.commands import command_groups
 
 _COLORS = {
     Status.FAIL: "\033[1;31m",
@@ -66,12 +67,11 @@ def _finding_lines(finding: Finding, color: bool, root: Finding | None) -> list[
         )
     if finding.suggested_commands:
         lines.append("       suggested commands (printed, never run; run them yourself):")
-        for cmd in finding.suggested_commands:
-            lines.append(
-                f"         # {cmd.purpose}"
-                + (f" [blast radius: {cmd.blast_radius}]" if cmd.blast_radius else "")
-            )
-            lines.append(f"         {cmd.command}")
+        for group in command_groups(finding.suggested_commands):
+            lines.append(f"         # {group.purpose} [{group.label}]")
+            if group.preconditions:
+                lines.append(f"         #   needs: {group.preconditions}")
+            lines.extend(f"         {command}" for command in group.commands)
     if (
         finding.status is not Status.FAIL
         and finding.reference

@@ -16,8 +16,8 @@ from hyperpod_nccl.rules.attribution import glog_clock, iso
 from hyperpod_nccl.rules.catalog import Catalog
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
-from hyperpod_nccl.rules.remediation import suggested_commands
 from hyperpod_nccl.rules.titles import compose_title, format_hosts, format_ranks
+from hyperpod_nccl.suggest.build import commands_for
 
 # A version difference seen only in NCCL's banners is weaker evidence than a failing line: it
 # outranks symptoms (timeouts, resets) but never a line that shows a cause, and with no
@@ -413,7 +413,9 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
         )
         if finding.status is Status.FAIL:
             processes = sorted({(host, pid) for host, pid, _dev in builder.processes})
-            finding.suggested_commands = suggested_commands(finding, processes)
+            finding.suggested_commands = commands_for(
+                finding, catalog.registry[finding.code], processes
+            )
         findings.append(finding)
     stalled = _stalled_ranks(facts)
     if stalled is not None:

@@ -21,8 +21,6 @@ def inspect(names: Sequence[str]) -> SuggestedCommand:
     return SuggestedCommand(
         purpose="read the nodes' state, reason and last contact",
         command=f"scontrol show node {nodes}; sinfo -R -n {nodes}",
-        preconditions="none (read-only)",
-        blast_radius="none",
     )
 
 
@@ -31,6 +29,7 @@ def resume(names: Sequence[str]) -> SuggestedCommand:
         purpose="return the nodes to service once the cause is fixed",
         command=f"scontrol update nodename={node_list(names)} state=resume",
         preconditions="you fixed what took the nodes out (read the reason first); Slurm admin",
+        changes_state=True,
         blast_radius="jobs may be scheduled on these nodes at once",
     )
 
@@ -40,6 +39,7 @@ def drain(names: Sequence[str], why: str) -> SuggestedCommand:
         purpose="keep new jobs off the nodes while you investigate",
         command=f'scontrol update nodename={node_list(names)} state=drain reason="{why}"',
         preconditions="Slurm admin",
+        changes_state=True,
         blast_radius="no new jobs on these nodes; running jobs continue",
     )
 
@@ -61,6 +61,7 @@ def hyperpod_reboot(
         purpose="have HyperPod reboot the instances behind these nodes",
         command=command,
         preconditions="jobs on these nodes will be lost; no replacement in progress for them",
+        changes_state=True,
         blast_radius="every process on the nodes; instance IDs and volumes are kept",
     )
 
@@ -80,8 +81,6 @@ def watch_hyperpod(
     return SuggestedCommand(
         purpose="follow HyperPod's reboot or replacement; do not change these nodes meanwhile",
         command=command,
-        preconditions="none (read-only)",
-        blast_radius="none",
     )
 
 
@@ -90,5 +89,4 @@ def slurmd_status(names: Sequence[str]) -> SuggestedCommand:
         purpose="see whether slurmd runs on each node and why it stopped (on the node, via SSM)",
         command="systemctl status slurmd; journalctl -u slurmd --since -1h | tail -50",
         preconditions=f"a shell on {node_list(names)} (aws ssm start-session, see ssm-target-format)",
-        blast_radius="none (read-only)",
     )
