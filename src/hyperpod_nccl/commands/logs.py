@@ -13,6 +13,7 @@ from hyperpod_nccl.commands.common import (
     emit,
     print_skipped,
 )
+from hyperpod_nccl.commands.progress import TerminalProgress
 from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
@@ -78,11 +79,11 @@ def run(args: argparse.Namespace) -> int:
     with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         try:
             replay = session.diagnose_bundle
-            report = (
-                _replay_diagnose(replay, args.bundle)
-                if replay is not None
-                else session.analyze(backend=args.engine)
-            )
+            if replay is not None:
+                report = _replay_diagnose(replay, args.bundle)
+            else:
+                with TerminalProgress() as meter:
+                    report = session.analyze(backend=args.engine, meter=meter)
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return ExitCode.USAGE
