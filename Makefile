@@ -42,6 +42,9 @@ bench: setup
 	$(BIN)/python benchmarks/logs_throughput.py
 	$(BIN)/python benchmarks/corpus_accuracy.py
 	$(BIN)/python benchmarks/probe_scale.py --nodes 1000
+	$(BIN)/python benchmarks/bundle_throughput.py
+	$(BIN)/python benchmarks/perf_throughput.py
+	$(BIN)/python benchmarks/slurm_ssm_sessions.py
 
 # Regenerate the guide's error-pattern quick reference after changing rules/catalog.yaml.
 quickref: setup
