@@ -5,17 +5,23 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint typecheck unit services bench quickref
+.PHONY: setup runtime demo test lint typecheck unit services bench quickref
 
+# The development set: runtime dependencies, test tools, the MCP SDK, `build`.
 setup:
-	@PYTHON=$(PY) scripts/bootstrap.sh
+	@PYTHON=$(PY) scripts/bootstrap.sh dev
+
+# What `pip install .` brings, no more (the demo needs nothing else).
+runtime:
+	@PYTHON=$(PY) scripts/bootstrap.sh runtime
 
 # The main job, diagnose, replayed from a saved bundle of an EKS cluster where one rank was
-# OOM-killed (no AWS access needed); then the log doctor on the same story's raw logs.
-demo: setup
-	$(BIN)/hyperpod-nccl diagnose --bundle examples/bundles/oom-one-rank
+# OOM-killed (no AWS access needed); then the log doctor on the same story's raw logs. Both
+# are shipped in the package (src/hyperpod_nccl/examples/), so the same lines work anywhere.
+demo: runtime
+	$(BIN)/hyperpod-nccl diagnose --example oom-one-rank
 	@echo
-	$(BIN)/hyperpod-nccl logs examples/logs/oom-one-rank/
+	$(BIN)/hyperpod-nccl logs --example oom-one-rank
 
 services:
 	@scripts/services-up.sh
@@ -36,6 +42,9 @@ bench: setup
 	$(BIN)/python benchmarks/logs_throughput.py
 	$(BIN)/python benchmarks/corpus_accuracy.py
 	$(BIN)/python benchmarks/probe_scale.py --nodes 1000
+	$(BIN)/python benchmarks/bundle_throughput.py
+	$(BIN)/python benchmarks/perf_throughput.py
+	$(BIN)/python benchmarks/slurm_ssm_sessions.py
 
 # Regenerate the guide's error-pattern quick reference after changing rules/catalog.yaml.
 quickref: setup

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from logs_throughput import mixed_log  # noqa: E402  (the same mixed log)
 
-EXAMPLE = ROOT / "examples" / "logs" / "oom-one-rank"
+EXAMPLE = ROOT / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 CLI = [sys.executable, "-m", "hyperpod_nccl.cli"]
 
 

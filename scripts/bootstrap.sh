@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Create .venv and install the project with its test tools. Idempotent and quiet when done.
+# Create .venv and install the project: `bootstrap.sh runtime` its runtime dependencies only
+# (what `pip install .` brings; `make demo`), `bootstrap.sh dev` (the default) also the test
+# tools and the MCP SDK (`make test`). Idempotent and quiet when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
-[ -f "$stamp" ] && exit 0
+set_name=${1:-dev}
+case "$set_name" in
+  runtime) spec='.' ;;
+  dev) spec='.[dev]' ;;
+  *) echo "bootstrap: unknown set '$set_name' (runtime or dev)" >&2; exit 2 ;;
+esac
+hash=$(sha256sum pyproject.toml | cut -c1-16)
+stamp=.venv/.installed-$set_name-$hash
+# The dev set includes the runtime one.
+[ -f "$stamp" ] || { [ "$set_name" = runtime ] && [ -f ".venv/.installed-dev-$hash" ]; } && exit 0
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
   echo "bootstrap: Python 3.10 or newer is needed ($PY is $("$PY" --version 2>&1))" >&2; exit 1
 fi
@@ -19,6 +29,7 @@ if ! "$PY" -m venv --help >/dev/null 2>&1 || ! "$PY" -c 'import ensurepip' 2>/de
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
-rm -f .venv/.installed-*
+.venv/bin/python -m pip install -q -e "$spec"
+# A runtime stamp stays valid beside a dev one; a new pyproject.toml invalidates both.
+find .venv -maxdepth 1 -name '.installed-*' ! -name "*-$hash" -delete
 touch "$stamp"

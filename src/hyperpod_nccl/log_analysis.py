@@ -16,6 +16,7 @@ from hyperpod_nccl.perf.progress import progress_findings
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.diagnosis import add_external_findings
 from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
+from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.rules.scan import scan_inputs
 from hyperpod_nccl.safeio import UnreadableInput, open_regular
 from hyperpod_nccl.suggest.complete import complete
@@ -38,17 +39,23 @@ def is_flight_recorder_dump(item: LogInput) -> bool:
 
 
 def analyze_logs(
-    paths: Sequence[str], *, backend: str = "auto", workers: int | None = None
+    paths: Sequence[str],
+    *,
+    backend: str = "auto",
+    workers: int | None = None,
+    meter: ByteMeter | None = None,
 ) -> Report:
     """Analyse log files, directories, .gz files or `-` (stdin) and name the root cause.
     Big inputs are scanned on all CPUs (`workers`, default: the CPUs available); the findings
-    are the same as a serial scan's."""
+    are the same as a serial scan's. `meter` counts the bytes scanned, for a progress bar."""
     started = time.perf_counter()
     catalog = load_catalog()
     inputs, not_checked = expand(paths)
     dumps = [item for item in inputs if is_flight_recorder_dump(item)]
     is_dump = set(dumps)  # a set: `in` over the list was quadratic in the number of files
-    scanned = scan_inputs([i for i in inputs if i not in is_dump], catalog, backend, workers)
+    scanned = scan_inputs(
+        [i for i in inputs if i not in is_dump], catalog, backend, workers, meter=meter
+    )
     not_checked += scanned.not_checked
     read = scanned.inputs_read + len(dumps)
     # Per-rank progress (NCCL COLL lines, flight recorder dumps) needs its own pass; it runs

@@ -150,6 +150,11 @@ class BoundedGzip(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    @property
+    def compressed_read(self) -> int:
+        """Bytes of the .gz file read so far (what a progress display counts)."""
+        return int(self._counting.count)
+
     def readinto(self, buffer: Any) -> int:
         chunk = self._gz.read1(min(self.STEP, len(buffer)))
         self.out += len(chunk)

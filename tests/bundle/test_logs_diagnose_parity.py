@@ -10,7 +10,7 @@ import pytest
 
 from hyperpod_nccl.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bundles"
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "hyperpod_nccl" / "examples" / "bundles"
 BUNDLES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "manifest.json").exists())
 
 

@@ -16,7 +16,7 @@ from hyperpod_nccl import api
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bundles"
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "hyperpod_nccl" / "examples" / "bundles"
 
 
 def _comparable(report: Report) -> dict[str, Any]:

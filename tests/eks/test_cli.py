@@ -16,7 +16,7 @@ import pytest
 from conftest import Lab
 from hyperpod_nccl.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bundles"
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "hyperpod_nccl" / "examples" / "bundles"
 # Every finding carries these fields (contract.md).
 _FIELDS = "code status priority title root_cause explains ranks hosts first_seen evidence"
 CONTRACT_FIELDS = {*_FIELDS.split(), "reference", "suggested_commands"}
@@ -148,12 +148,13 @@ def test_fail_on_turns_a_p0_into_exit_3(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["diagnose", "--bundle", str(EXAMPLES / "healthy-eks"), "--fail-on", "P2"]) == 0
 
 
-def test_readme_first_command_runs_as_a_process() -> None:
+def test_readme_first_command_runs_as_a_process(tmp_path: Path) -> None:
+    """The README's and --help's first line, from any directory: the bundle is package data."""
     exe = shutil.which("hyperpod-nccl", path=str(Path(sys.executable).parent))
     assert exe, "the console script is not installed in this environment"
     result = subprocess.run(
-        [exe, "diagnose", "--bundle", "examples/bundles/oom-one-rank"],
-        cwd=EXAMPLES.parents[1],
+        [exe, "diagnose", "--example", "oom-one-rank"],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,

@@ -19,7 +19,7 @@ from mcpclient import REPO, Agent, Server
 
 from hostile import exit_hard, fail_without_a_message, holders_of, sleep_for
 
-OOM_EXAMPLE = str(REPO / "examples" / "logs" / "oom-one-rank")
+OOM_EXAMPLE = str(REPO / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank")
 DEADLINE_S = 60
 
 

@@ -25,7 +25,7 @@ from bundle_helpers import env_dump, make_secrets, seeded_log
 from hyperpod_nccl import api
 
 PERF = REPO / "tests" / "fixtures" / "perf"
-EXAMPLES = REPO / "examples" / "bundles"
+EXAMPLES = REPO / "src" / "hyperpod_nccl" / "examples" / "bundles"
 OWN_ITEMS = {
     "manifest.json",
     "summary.md",

@@ -26,7 +26,9 @@ def _log_reports(tmp: Path) -> list[dict[str, Any]]:
             path = tmp / f"{case['id']}.log"
             path.write_text(case["log"])
             reports.append(analyze_logs([str(path)]).to_dict())
-    reports.append(analyze_logs([str(ROOT / "examples" / "logs")]).to_dict())
+    reports.append(
+        analyze_logs([str(ROOT / "src" / "hyperpod_nccl" / "examples" / "logs")]).to_dict()
+    )
     reports.append(analyze_logs([str(ROOT / "tests" / "fixtures" / "captured")]).to_dict())
     return reports
 

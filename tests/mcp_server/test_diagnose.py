@@ -16,7 +16,7 @@ from mcpclient import REPO, Server
 
 from hyperpod_nccl.collect.slurm_local import NO_SLURM_HERE
 
-EXAMPLE_BUNDLES = REPO / "examples" / "bundles"
+EXAMPLE_BUNDLES = REPO / "src" / "hyperpod_nccl" / "examples" / "bundles"
 DIAGNOSE_JSON = [sys.executable, "-m", "hyperpod_nccl.cli", "diagnose", "--format", "json"]
 
 
@@ -75,11 +75,11 @@ def test_a_saved_bundle_replays_to_the_report_made_when_it_was_saved(
 
 
 def test_every_example_bundle_replays_through_mcp_as_through_the_cli(server: Server) -> None:
-    """examples/bundles/ holds the bundles the README runs on (directories or .tar.gz)."""
+    """src/hyperpod_nccl/examples/bundles/ holds the bundles the README runs on (directories or .tar.gz)."""
     bundles = [
         p for p in sorted(EXAMPLE_BUNDLES.iterdir()) if p.is_dir() or p.name.endswith(".tar.gz")
     ]
-    assert bundles, "examples/bundles holds no bundle"
+    assert bundles, "the package ships no example bundle"
     for bundle in bundles:
         printed = diagnose_with_the_cli("--bundle", str(bundle))
         got = server.call("diagnose_bundle", {"path": str(bundle)}).data

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcpclient import REPO, Agent, Call, Server
 
-OOM_EXAMPLE = REPO / "examples" / "logs" / "oom-one-rank"
+OOM_EXAMPLE = REPO / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 PERF_EXAMPLE = REPO / "tests" / "fixtures" / "perf" / "nccl-tests"
 
 # (tool, arguments, words the one-line message must hold)

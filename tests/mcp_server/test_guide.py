@@ -9,7 +9,7 @@ from hyperpod_nccl import kb
 from hyperpod_nccl.checks import load_checks
 from hyperpod_nccl.rules.catalog import load_catalog
 
-OOM_EXAMPLE = REPO / "examples" / "logs" / "oom-one-rank"
+OOM_EXAMPLE = REPO / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 
 
 def test_explain_returns_the_section_explain_prints(server: Server) -> None:

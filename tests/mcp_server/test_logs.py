@@ -13,7 +13,7 @@ from mcpclient import REPO, Agent, Call, Server, as_pasted
 from hyperpod_nccl.api import analyze_logs
 from hyperpod_nccl.rules.parallel import PARALLEL_MIN_BYTES
 
-OOM_EXAMPLE = REPO / "examples" / "logs" / "oom-one-rank"
+OOM_EXAMPLE = REPO / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 CORPUS = REPO / "tests" / "fixtures" / "corpus" / "dev.jsonl"
 HEALTHY = REPO / "tests" / "fixtures" / "logs" / "healthy"
 

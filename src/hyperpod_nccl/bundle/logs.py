@@ -27,6 +27,7 @@ from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
+from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.safeio import LimitReached
 from hyperpod_nccl.treewalk import map_strings
 
@@ -191,14 +192,14 @@ class LogSession:
         if self._spool is not None:
             shutil.rmtree(self._spool, ignore_errors=True)
 
-    def analyze(self, backend: str = "auto") -> Report:
+    def analyze(self, backend: str = "auto", meter: ByteMeter | None = None) -> Report:
         if self._snapshot is not None:
             if self.diagnose_bundle is not None:
                 raise RuntimeError(
                     "a diagnose bundle is replayed with its state: see commands/logs.py"
                 )
             return analyze_bundle_logs(self._snapshot, backend)
-        return relabel(analyze_logs(self._paths, backend=backend), self._labels)
+        return relabel(analyze_logs(self._paths, backend=backend, meter=meter), self._labels)
 
     @property
     def diagnose_bundle(self) -> Snapshot | None:

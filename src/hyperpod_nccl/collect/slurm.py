@@ -97,6 +97,34 @@ class _Collector:
         return result
 
 
+# What collect_slurm runs before it has seen any output: a runner that can batch (SSM) runs them
+# in one session; STATE_COMMANDS ask slurmctld, so they run only when `scontrol ping` says UP.
+FIRST_COMMANDS = (("scontrol", "--version"), ("munge", "-n"), ("scontrol", "ping"))
+STATE_COMMANDS = (
+    ("sinfo", "--json"),
+    ("squeue", "--json"),
+    ("scontrol", "show", "config"),
+    ("sdiag",),
+)
+LOGIND_COMMANDS = tuple(("cat", p) for p in MAIN_FILES) + tuple(
+    ("ls", "-1", d) for d in DROPIN_DIRS
+)
+
+
+def _prefetch(
+    collector: _Collector, commands: Sequence[Sequence[str]], gated: Sequence[Sequence[str]] = ()
+) -> None:
+    """Hand the runner the commands about to run, when it can run them in one go."""
+    prefetch = getattr(collector.runner, "prefetch", None)
+    timeout = collector.budget.next_timeout()
+    if not callable(prefetch) or timeout is None:
+        return
+    budget = collector.budget
+    left = budget.deadline - (time.monotonic() - budget.started)
+    # The batch gets the time its commands would get one by one, within the deadline.
+    prefetch(commands, min(left, timeout * (len(commands) + len(gated))), gated)
+
+
 def failure_reason(argv: Sequence[str], result: CommandResult) -> str:
     command = " ".join(argv[:2])
     if result.timed_out:
@@ -137,6 +165,8 @@ def collect_slurm(
     """
     collector = _Collector(snapshot, runner, _Budget(timeout_s, deadline_s))
     snapshot.meta.setdefault("orchestrator", "slurm")
+    own_logind = LOGIND_COMMANDS if logind_runners is None else ()
+    _prefetch(collector, [*FIRST_COMMANDS, *own_logind], STATE_COMMANDS)
     _collect_context(collector)
     collector.record("slurm/munge.json", ["munge", "-n"])
     ping = collector.record("slurm/ping.json", ["scontrol", "ping"])
@@ -248,6 +278,7 @@ def _collect_scripts(collector: _Collector, settings: dict[str, str]) -> None:
     allow = getattr(collector.runner, "allow_files", None)
     if callable(allow):
         allow(paths)
+    _prefetch(collector, [["cat", path] for path in paths])
     for path in paths:
         collector.output(f"slurm/scripts{_item_path(path)}", ["cat", path])
 
@@ -275,18 +306,21 @@ def _collect_logind(collector: _Collector) -> None:
 
     for path in MAIN_FILES:
         read(path)
+    dropins: list[str] = []
     for directory in DROPIN_DIRS:
         listing = collector.run(["ls", "-1", directory])
         if isinstance(listing, str):
             errors[directory] = listing
         elif listing.rc == 0:
-            for name in sorted(listing.stdout.split()):
-                if name.endswith(".conf") and "/" not in name:
-                    read(f"{directory}/{name}")
+            names = sorted(listing.stdout.split())
+            dropins += [f"{directory}/{n}" for n in names if n.endswith(".conf") and "/" not in n]
         elif "No such file" in listing.stderr:
             absent.append(directory)
         else:
             errors[directory] = failure_reason(["ls", directory], listing)
+    _prefetch(collector, [["cat", path] for path in dropins])
+    for path in dropins:
+        read(path)
     host = collector.runner.host
     collector.snapshot.put_json(
         f"slurm/logind/{_ITEM_PART.sub('_', host)}.json",

@@ -3,7 +3,12 @@ run, and which instance backs each Slurm node.
 
 Where: on this host when its Slurm client commands answer (`scontrol ping` reports a
 controller UP: diagnose runs on the head or a login node); otherwise on the controller node
-through SSM, one non-interactive session per command:
+through SSM non-interactive sessions, each running a batch of commands (a session start costs
+a second or more and SSM allows a few a second): one to see that the controller answers, one
+for every command whose words are known before any output (the state queries only when
+`scontrol ping` in that same session says UP), then one each for the files the output names
+(slurm.conf's scripts, logind drop-ins). Four at most, against about 15 for one per command
+(benchmarks/slurm_ssm_sessions.py counts both):
 
     aws ssm start-session --target sagemaker-cluster:<cluster-id>_<group>-<instance-id>
         --document-name AWS-StartNonInteractiveCommand --parameters '{"command": [...]}'
@@ -180,6 +185,24 @@ def remote_command(argv: Sequence[str], marker: str) -> str:
     )
 
 
+# In a batch, commands that ask slurmctld run only when it answers, so a controller that is down
+# costs one timeout (that of `scontrol ping`), not one per query.
+_GATE = 'case "$(LC_ALL=C scontrol ping </dev/null 2>/dev/null)" in *"is UP"*)\n'
+
+
+def remote_batch(
+    commands: Sequence[Sequence[str]], gated: Sequence[Sequence[str]], marker: str
+) -> str:
+    """Shell text that runs each command as `remote_command` does, under its own marker
+    (`marker-N`, N its position in commands + gated), the gated ones only if slurmctld is UP."""
+    plain = "".join(remote_command(argv, f"{marker}-{n}") for n, argv in enumerate(commands))
+    if not gated:
+        return plain
+    base = len(commands)
+    state = "".join(remote_command(argv, f"{marker}-{base + n}") for n, argv in enumerate(gated))
+    return f"{plain}{_GATE}{state};;\nesac\n"
+
+
 def parse_remote_output(text: str, marker: str) -> tuple[int, str, str] | None:
     """(exit status, stdout, stderr) from a session's output, or None if the command never
     ran (the markers are absent: the session failed to start)."""
@@ -209,12 +232,16 @@ class SsmSlurmRunner:
         *,
         aws: str = "aws",
         start_rate: float = DEFAULT_START_RATE,
+        batch: bool = True,
     ) -> None:
         self._transport = SsmTransport({target.instance_id: target}, region, profile, aws)
         self._node = target.instance_id
         self.target = target.target
         self.extra_files: frozenset[str] = frozenset()
         self._limiter = RateLimiter(start_rate)
+        self.batch = batch
+        self.sessions = 0  # sessions started, for the manifest and the benchmark
+        self._fetched: dict[tuple[str, ...], CommandResult] = {}
 
     @property
     def host(self) -> str:
@@ -230,12 +257,11 @@ class SsmSlurmRunner:
 
     def run(self, argv: Sequence[str], timeout: float) -> CommandResult:
         check_read_only(argv, self.extra_files)
+        fetched = self._fetched.pop(tuple(argv), None)
+        if fetched is not None:
+            return fetched
         marker = f"hpn-{secrets.token_hex(8)}"
-        session = self._transport.session_argv(self._node, remote_command(argv, marker))
-        # SSM allows a few session starts a second per account; commands run one by one, but
-        # a fast controller could still go over it.
-        time.sleep(max(0.0, self._limiter.reserve() - time.monotonic()))
-        result = run_process(session, timeout, hold_stdin=True)
+        result = self._session(remote_command(argv, marker), timeout)
         if result.timed_out:
             return result
         parsed = parse_remote_output(result.stdout, marker)
@@ -244,6 +270,39 @@ class SsmSlurmRunner:
             return CommandResult(None, "", f"SSM session to {self.target}: {why}", result.elapsed_s)
         rc, stdout, stderr = parsed
         return CommandResult(rc, stdout, stderr, result.elapsed_s)
+
+    def prefetch(
+        self, commands: Sequence[Sequence[str]], timeout: float, gated: Sequence[Sequence[str]] = ()
+    ) -> None:
+        """Run these commands in one session and keep their results for the `run` calls that
+        ask for them (gated ones only run if slurmctld is UP). A command the batch did not
+        answer (the session failed, timed out, or the gate was shut) is run on its own when
+        asked, as without a batch; so a batch never loses a result, it only saves sessions."""
+        if not self.batch:
+            return
+        for argv in (*commands, *gated):
+            check_read_only(argv, self.extra_files)
+        commands = [c for c in commands if tuple(c) not in self._fetched]
+        gated = [c for c in gated if tuple(c) not in self._fetched]
+        if len(commands) + len(gated) < 2:
+            return  # one command is a session either way
+        marker = f"hpn-{secrets.token_hex(8)}"
+        result = self._session(remote_batch(commands, gated, marker), timeout)
+        if result.timed_out:
+            return
+        for n, argv in enumerate([*commands, *gated]):
+            parsed = parse_remote_output(result.stdout, f"{marker}-{n}")
+            if parsed is not None:
+                rc, stdout, stderr = parsed
+                self._fetched[tuple(argv)] = CommandResult(rc, stdout, stderr, result.elapsed_s)
+
+    def _session(self, command: str, timeout: float) -> CommandResult:
+        session = self._transport.session_argv(self._node, command)
+        # SSM allows a few session starts a second per account; sessions run one by one, but
+        # a fast controller could still go over it.
+        time.sleep(max(0.0, self._limiter.reserve() - time.monotonic()))
+        self.sessions += 1
+        return run_process(session, timeout, hold_stdin=True)
 
 
 # ------------------------------------------------------------------ diagnose's hook
@@ -273,6 +332,7 @@ def collect_slurm_for_diagnose(ctx: CollectContext) -> None:
             _record_unreached(snapshot, f"Unreachable: {runner}")
             return
         collect_slurm(snapshot, runner)
+        snapshot.meta["slurm_access"]["ssm_sessions"] = runner.sessions
     match_instances(ctx)
 
 

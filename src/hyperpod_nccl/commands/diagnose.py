@@ -14,9 +14,13 @@ from hyperpod_nccl.commands.common import (
     emit,
 )
 from hyperpod_nccl.diagnose_run import DiagnoseRequest, open_snapshot
+from hyperpod_nccl.examples import example_path
+from hyperpod_nccl.examples import names as example_names
+from hyperpod_nccl.exit_codes import UsageError
 
 EXAMPLES = """examples:
-  hyperpod-nccl diagnose --bundle examples/bundles/oom-one-rank      # replay, no AWS access
+  hyperpod-nccl diagnose --example oom-one-rank   # replay a bundle shipped with the tool
+  hyperpod-nccl diagnose --bundle case-1234.tar.gz  # replay a saved run, no AWS access
   hyperpod-nccl diagnose --cluster ml-cluster --region us-west-2
   hyperpod-nccl diagnose --cluster ml-cluster --namespace training --job llama-70b --since 6h
   hyperpod-nccl diagnose --cluster arn:aws-us-gov:sagemaker:us-gov-west-1:123456789012:cluster/abcd1234efgh
@@ -92,12 +96,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     replay.add_argument(
         "--bundle", metavar="PATH", help="replay a saved bundle instead of collecting"
     )
+    replay.add_argument(
+        "--example",
+        metavar="NAME",
+        help="replay an example bundle shipped with the tool: "
+        + ", ".join(example_names("bundles")),
+    )
     add_output_options(parser)
     add_bundle_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.example is not None:
+        if args.bundle or args.cluster:
+            raise UsageError(
+                "diagnose: --example replays a shipped bundle; drop --bundle/--cluster"
+            )
+        args.bundle = example_path("bundles", args.example)
     check_bundle_options(args)
     request = DiagnoseRequest(
         cluster=args.cluster,

@@ -13,11 +13,15 @@ from hyperpod_nccl.commands.common import (
     emit,
     print_skipped,
 )
+from hyperpod_nccl.commands.progress import TerminalProgress
+from hyperpod_nccl.examples import example_path
+from hyperpod_nccl.examples import names as example_names
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.snapshot import Snapshot
 
 EXAMPLES = """examples:
+  hyperpod-nccl logs --example oom-one-rank          # the per-rank logs shipped with the tool
   hyperpod-nccl logs job-logs/                       # a directory of per-rank or per-pod logs
   hyperpod-nccl logs rank*.log dmesg.txt.gz          # files, plain or gzip
   kubectl logs job/train --all-containers | hyperpod-nccl logs -
@@ -46,6 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--bundle", metavar="PATH", help="analyse the logs inside a saved bundle instead"
     )
     parser.add_argument(
+        "--example",
+        metavar="NAME",
+        help="analyse an example job's logs shipped with the tool: "
+        + ", ".join(example_names("logs")),
+    )
+    parser.add_argument(
         "--engine",
         choices=("auto", "hyperscan", "re"),
         default="auto",
@@ -57,17 +67,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.example is not None:
+        if args.paths or args.bundle:
+            raise UsageError("logs: --example analyses shipped logs; drop the PATHs/--bundle")
+        args.paths = [example_path("logs", args.example)]
     if bool(args.paths) == bool(args.bundle):
-        raise UsageError("logs: give log PATHs or --bundle PATH (one of the two)")
+        raise UsageError(
+            "logs: give log PATHs or --bundle PATH (one of the two), or --example NAME"
+        )
     check_bundle_options(args)
     with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         try:
             replay = session.diagnose_bundle
-            report = (
-                _replay_diagnose(replay, args.bundle)
-                if replay is not None
-                else session.analyze(backend=args.engine)
-            )
+            if replay is not None:
+                report = _replay_diagnose(replay, args.bundle)
+            else:
+                with TerminalProgress() as meter:
+                    report = session.analyze(backend=args.engine, meter=meter)
         except RuntimeError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return ExitCode.USAGE

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Protocol
@@ -166,9 +167,28 @@ def _store_cached(path: Path | None, db: Any) -> None:
         pass  # a read-only home only costs the compile time next run
 
 
+FALLBACK_NOTICE = (
+    "hyperpod-nccl: Hyperscan is not installed (it has no wheel for this platform or Python); "
+    "using the pure-Python engine, several times slower on large logs"
+)
+_noticed = False
+
+
+def _fallback_notice() -> None:
+    """Said once per process on stderr, so a user who expected grep speed knows why not; never
+    on stdout, which may carry JSON."""
+    global _noticed
+    if not _noticed:
+        _noticed = True
+        print(FALLBACK_NOTICE, file=sys.stderr)
+
+
 def make_prefilter(rules: Sequence[Rule], backend: str = "auto") -> Prefilter:
     """`backend`: auto (Hyperscan if installed), hyperscan, or re."""
-    if backend == "re" or (backend == "auto" and _hyperscan is None):
+    if backend == "auto" and _hyperscan is None:
+        _fallback_notice()
+        return RegexPrefilter(rules)
+    if backend == "re":
         return RegexPrefilter(rules)
     if _hyperscan is None:
         raise RuntimeError("the hyperscan package is not installed")

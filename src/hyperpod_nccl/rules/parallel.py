@@ -12,13 +12,15 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from hyperpod_nccl.inputs import GZIP_MAGIC, LogInput
 from hyperpod_nccl.rules.analyzer import LogAnalysis, LogAnalyzer
+from hyperpod_nccl.rules.meter import ByteMeter, metered
 from hyperpod_nccl.safeio import UnreadableInput, open_regular
 
 # Below this many bytes of plain files, starting processes costs more than it saves.
@@ -132,18 +134,26 @@ def scan_group(analyzer: LogAnalyzer, group: list[Unit], scan_unit: ScanUnit) ->
     return GroupResult(analyzer.result, lines, problems)
 
 
-def scan_range(analyzer: LogAnalyzer, unit: Unit, lines_before: int) -> int:
+def scan_range(
+    analyzer: LogAnalyzer, unit: Unit, lines_before: int, meter: ByteMeter | None = None
+) -> int:
     """Scan one byte range of a plain file; returns the number of lines in it."""
     assert unit.item.path is not None and unit.end is not None
     with open_regular(unit.item.path) as handle:
-        reader = _RangeReader(handle, unit.start, unit.end)
-        return analyzer.scan(unit.item.name, reader, lines_before).lines  # type: ignore[arg-type]
+        reader = metered(cast(BinaryIO, _RangeReader(handle, unit.start, unit.end)), meter)
+        return analyzer.scan(unit.item.name, reader, lines_before).lines
 
 
 _FORK_STATE: dict[str, Any] = {}
 # Workers read their work from _FORK_STATE, set just before the fork; one parallel scan at a
 # time per process keeps two threads (say, an MCP server's) from seeing each other's work.
 _FORK_LOCK = threading.Lock()
+
+
+def _ignore_interrupt() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the parent alone handles it (and
+    terminates the pool), so workers print no traceback of their own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_in_child(index: int) -> GroupResult:
@@ -158,7 +168,7 @@ def run_parallel(
         _FORK_STATE.update(groups=groups, make_analyzer=make_analyzer, scan_unit=scan_unit)
         try:
             context = multiprocessing.get_context("fork")
-            with context.Pool(len(groups)) as pool:
+            with context.Pool(len(groups), initializer=_ignore_interrupt) as pool:
                 return pool.map(_run_in_child, range(len(groups)), chunksize=1)
         finally:
             _FORK_STATE.clear()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import zlib
@@ -12,6 +13,7 @@ from hyperpod_nccl.inputs import LogInput, UnreadableInput, open_stream
 from hyperpod_nccl.model import NotChecked
 from hyperpod_nccl.rules.analyzer import LogAnalysis, LogAnalyzer
 from hyperpod_nccl.rules.catalog import Catalog
+from hyperpod_nccl.rules.meter import ByteMeter, metered
 from hyperpod_nccl.rules.parallel import (
     PARALLEL_MIN_BYTES,
     Unit,
@@ -36,13 +38,15 @@ class ScanResult:
     workers: int
 
 
-def _scan_unit(analyzer: LogAnalyzer, unit: Unit, lines_before: int) -> int:
+def _scan_unit(
+    analyzer: LogAnalyzer, unit: Unit, lines_before: int, meter: ByteMeter | None = None
+) -> int:
     """Scan one input or byte range; raises with a one-line reason when it cannot."""
     if unit.end is not None:
-        return scan_range(analyzer, unit, lines_before)
+        return scan_range(analyzer, unit, lines_before, meter)
     try:
         with open_stream(unit.item) as stream:
-            return analyzer.scan(unit.item.name, stream, lines_before).lines
+            return analyzer.scan(unit.item.name, metered(stream, meter), lines_before).lines
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         # A truncated or corrupt .gz: what was decompressed before the damage still counts.
         raise UnreadableInput(f"{TRUNCATED} ({exc}); analysed the part before the damage") from exc
@@ -62,20 +66,27 @@ def _size(unit: Unit) -> int:
 
 
 def scan_inputs(
-    inputs: Sequence[LogInput], catalog: Catalog, backend: str = "auto", workers: int | None = None
+    inputs: Sequence[LogInput],
+    catalog: Catalog,
+    backend: str = "auto",
+    workers: int | None = None,
+    meter: ByteMeter | None = None,
 ) -> ScanResult:
+    """`meter`, when given, gets its total set and counts the bytes read as the scan goes."""
     analyzer = LogAnalyzer(catalog, backend)
     workers = worker_count() if workers is None else workers
     parallel = workers > 1 and all(item.path is not None for item in inputs)
     groups = plan(inputs, workers) if parallel else [[Unit(item) for item in inputs]]
-    if len(groups) > 1 and sum(_size(u) for g in groups for u in g) >= PARALLEL_MIN_BYTES:
+    total = sum(_size(u) for g in groups for u in g)
+    if meter is not None:
+        meter.total = total
+    scan_unit = functools.partial(_scan_unit, meter=meter)
+    if len(groups) > 1 and total >= PARALLEL_MIN_BYTES:
         prefilter = analyzer.prefilter
-        results = run_parallel(
-            groups, lambda: LogAnalyzer(catalog, prefilter=prefilter), _scan_unit
-        )
+        results = run_parallel(groups, lambda: LogAnalyzer(catalog, prefilter=prefilter), scan_unit)
     else:
         units = [unit for group in groups for unit in group]
-        results = [scan_group(analyzer, units, _scan_unit)]
+        results = [scan_group(analyzer, units, scan_unit)]
         groups = [units]
     problems = [problem for result in results for problem in result.problems]
     # Read in part (damaged gzip, a limit reached): what came before still counts as read.

@@ -1,6 +1,6 @@
 """Build the example diagnose bundles by running the real collector against test stand-ins.
 
-    python examples/bundles/build.py          # rewrites examples/bundles/<name>/
+    python scripts/build_example_bundles.py   # rewrites src/hyperpod_nccl/examples/bundles/<name>/
 
 Each bundle is what `hyperpod-nccl diagnose --save-bundle` writes: the AWS side comes from a
 moto server on loopback (boto3 over HTTP, the same read-only session the tool uses live) and
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "eks"))
 
 from aws_server import aws_environment, build_world, load_scenario, moto_server  # noqa: E402
@@ -28,7 +28,8 @@ from fake_apiserver import FakeApiServer, write_kubeconfig  # noqa: E402
 from hyperpod_nccl import api  # noqa: E402
 
 SCENARIOS = ROOT / "tests" / "fixtures" / "eks"
-HERE = Path(__file__).parent
+# Shipped in the package, so `diagnose --example NAME` works from any install.
+HERE = ROOT / "src" / "hyperpod_nccl" / "examples" / "bundles"
 # bundle name -> (scenario, diagnose options)
 BUNDLES = {
     "healthy-eks": ("healthy", {"namespace": "training"}),
