@@ -21,7 +21,8 @@ from hyperpod_nccl.model import Report, Status
 from hyperpod_nccl.perf.analysis import analyze_perf
 
 ROOT = Path(__file__).resolve().parents[2]
-BUNDLES = sorted(p for p in (ROOT / "examples" / "bundles").iterdir() if p.is_dir())
+EXAMPLES = ROOT / "src" / "hyperpod_nccl" / "examples"
+BUNDLES = sorted(p for p in (EXAMPLES / "bundles").iterdir() if p.is_dir())
 CORPORA = sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.jsonl"))
 PERF = ROOT / "tests" / "fixtures" / "perf"
 
@@ -38,7 +39,7 @@ class Printed:
 def reports() -> Iterator[tuple[str, Report]]:
     for bundle in BUNDLES:
         yield f"diagnose {bundle.name}", api.diagnose(bundle=str(bundle))
-    yield "logs examples/logs", api.analyze_logs([str(ROOT / "examples" / "logs")], workers=1)
+    yield "logs examples/logs", api.analyze_logs([str(EXAMPLES / "logs")], workers=1)
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in CORPORA:
             for line in corpus.read_text(encoding="utf-8").splitlines():
