@@ -46,7 +46,12 @@ def _values(spread: dict[str, list[str]], word: str, alone: bool) -> str:
     parts = []
     for value, scopes in spread.items():
         shown = "unset" if value == UNSET else value
-        parts.append(shown if alone else f"{shown} ({_scopes(scopes, word)})")
+        if alone:
+            parts.append(shown)
+        elif len(spread) == 1:  # one value everywhere: how many is enough
+            parts.append(f"{shown} on {len(scopes)} {word}{'s' if len(scopes) != 1 else ''}")
+        else:
+            parts.append(f"{shown} ({_scopes(scopes, word)})")
     return "; ".join(parts)
 
 

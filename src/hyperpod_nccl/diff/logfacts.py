@@ -75,21 +75,21 @@ class LogReading:
         except (OSError, UnreadableInput) as exc:
             self.unread.append((source.scope, str(exc)))
             return
-        self._file(source.scope, jobfacts, topology)
+        self._file(source, jobfacts, topology)
 
-    def _file(self, scope: str, jobfacts: JobFacts, topology: _Topology) -> None:
-        facts = self.facts
+    def _file(self, source: LogSource, jobfacts: JobFacts, topology: _Topology) -> None:
+        facts, scope, shown = self.facts, source.scope, source.shown
         for name, values in jobfacts.versions.items():
             for value in values:
-                facts.add("version", _VERSION_NAMES.get(name, name), scope, value, scope)
+                facts.add("version", _VERSION_NAMES.get(name, name), scope, value, shown)
         for name, env_values in jobfacts.environment.items():
             if name in _PER_PROCESS_ENV or not name.startswith(_ENV_FAMILIES):
                 continue
             for value in env_values:
-                facts.add("env.log", name, scope, stable_name(value.strip('"')), scope)
+                facts.add("env.log", name, scope, stable_name(value.strip('"')), shown)
         for item, seen in topology.values.items():
             aspect = "nccl_transport" if item in _TRANSPORT_ITEMS else "nccl_topology"
-            facts.add(aspect, item, scope, ", ".join(sorted(seen)), scope)
+            facts.add(aspect, item, scope, ", ".join(sorted(seen)), shown)
 
 
 _TRANSPORT_ITEMS = frozenset({"network", "OFI provider", "peer transports"})

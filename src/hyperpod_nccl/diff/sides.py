@@ -24,6 +24,7 @@ class LogSource:
 
     scope: str
     path: str
+    shown: str  # how evidence names it: the bundle item, or the path as given
 
 
 @dataclass
@@ -62,7 +63,9 @@ def open_side(role: str, path: str) -> Side:
         reason = problems[0].reason if problems else "nothing to read"
         raise InputError(f"{role} {path}: {reason}")
     top = path if os.path.isdir(path) else os.path.dirname(path)
-    logs = [LogSource(_scope(os.path.relpath(str(i.path), top)), str(i.path)) for i in files]
+    logs = [
+        LogSource(_scope(os.path.relpath(str(i.path), top)), str(i.path), i.name) for i in files
+    ]
     return Side(role, path, "log files", paths=[str(i.path) for i in files], logs=logs)
 
 
@@ -82,7 +85,7 @@ def _bundle_logs(snapshot: Snapshot) -> list[LogSource]:
             scope = _scope(PurePosixPath(name).name)
         else:
             continue  # CloudWatch streams repeat the pod logs and the lifecycle scripts
-        found.append(LogSource(scope, str(path)))
+        found.append(LogSource(scope, str(path), name))
     return found
 
 
