@@ -10,7 +10,7 @@ _WHERE = {
     "env.log": "log",
     "image": "pod",
     "efa_request": "pod",
-    "version": "log or node",
+    "version": "source",
     "nccl_topology": "log",
     "nccl_transport": "log",
 }

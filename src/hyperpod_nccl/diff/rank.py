@@ -23,6 +23,7 @@ from hyperpod_nccl.model import Evidence, Finding, Priority, Status
 
 _VERSION_CODES = {
     "NCCL": "DIFF_NCCL_VERSION",
+    "CUDA (NCCL build)": "DIFF_NCCL_VERSION",  # from NCCL's own banner: another NCCL build
     "aws-ofi-nccl": "DIFF_NETWORK_STACK_VERSION",
     "libfabric": "DIFF_NETWORK_STACK_VERSION",
     "EFA installer": "DIFF_NETWORK_STACK_VERSION",
