@@ -117,18 +117,22 @@ def _per_scope(
 
 
 def _numbers(aspect: str, good: Facts, bad: Facts) -> list[Change]:
-    found = []
+    found: list[tuple[float, Change]] = []
     for key in sorted(k for k in good.numbers if k[0] == aspect and k in bad.numbers):
         before, after = good.numbers[key], bad.numbers[key]
         if before > 0 and after < before * (1 - BUSBW_DROP):
             found.append(
-                Change(
-                    aspect,
-                    key[1],
-                    "dropped",
-                    {f"{before:g}": []},
-                    {f"{after:g}": []},
-                    bad.sources.get(key, ""),
+                (
+                    after / before,
+                    Change(
+                        aspect,
+                        key[1],
+                        "dropped",
+                        {f"{before:g}": []},
+                        {f"{after:g}": []},
+                        bad.sources.get(key, ""),
+                    ),
                 )
             )
-    return found
+    # The largest drops first: they are what a reader should see.
+    return [change for _, change in sorted(found, key=lambda pair: pair[0])]
