@@ -43,7 +43,7 @@ SCALED = {"aws/sagemaker/list_cluster_nodes.json", "k8s/nodes.json", "k8s/pods.j
 
 
 def _instance(i: int) -> str:
-    return f"i-0{0x5a3c7e9b000000 + i:016x}"
+    return f"i-0{0x5A3C7E9B000000 + i:016x}"
 
 
 def _scaled(source: Snapshot, nodes: int) -> Snapshot:
@@ -146,7 +146,9 @@ def main() -> None:
             cli(["diff", good, bad, "--format", "json"])
         found = json.loads(sink.getvalue())
     base = statistics.median(runs["replay"])
-    print(f"{args.nodes} nodes, {args.nodes} job pods with logs per bundle; median of {args.repeat}")
+    print(
+        f"{args.nodes} nodes, {args.nodes} job pods with logs per bundle; median of {args.repeat}"
+    )
     print(f"  diagnose --bundle BAD (baseline):        {base:7.3f} s  1.00x")
     for key, label in (
         ("diff", "diff GOOD BAD (bundles with reports):"),

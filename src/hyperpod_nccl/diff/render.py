@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 import json
-import re
 
 from hyperpod_nccl import __version__
 from hyperpod_nccl.diff.report import DiffReport, SideInfo
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.display import for_display
 from hyperpod_nccl.report.html import _CSS, _badge
+from hyperpod_nccl.report.markdown import _cell, _fence
 
 FORMATS = ("text", "json", "markdown", "html")
 MAX_EVIDENCE = 8
@@ -98,16 +98,6 @@ def render_text(report: DiffReport) -> str:
     compared = ", ".join(report.summary.get("compared") or []) or "nothing"
     out += ["", f"Compared: {compared}", f"Differences: {len(report.differences)}"]
     return "\n".join(out) + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _fence(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 3)
-    return f"{ticks}\n{text}\n{ticks}"
 
 
 def render_markdown(report: DiffReport) -> str:
