@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "hyperpod_nccl.commands.explain",
     "hyperpod_nccl.commands.probe",
     "hyperpod_nccl.commands.diagnose",
+    "hyperpod_nccl.commands.diff",
     "hyperpod_nccl.commands.bundle",
     "hyperpod_nccl.commands.mcp",
 ]

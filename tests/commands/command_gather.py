@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyperpod_nccl import api
+from hyperpod_nccl.diff.run import diff_paths
 from hyperpod_nccl.model import Report, Status
 from hyperpod_nccl.perf.analysis import analyze_perf
 
@@ -47,6 +48,8 @@ def reports() -> Iterator[tuple[str, Report]]:
                 path = Path(tmp) / f"{case['id']}.log"
                 path.write_text(case["log"], encoding="utf-8")
                 yield f"logs {corpus.stem}/{case['id']}", api.analyze_logs([str(path)], workers=1)
+    diffed = diff_paths(str(BUNDLES[0]), str(BUNDLES[-1]))  # healthy-eks, sg-efa-fallback
+    yield "diff", Report("diff", diffed.findings, diffed.not_checked, diffed.summary)
     for sub in sorted(p for p in PERF.iterdir() if p.is_dir()):
         yield f"perf {sub.name}", analyze_perf([str(sub)])
 

@@ -30,6 +30,7 @@ AREAS = (
     "node",
     "perf",
     "analysis",
+    "diff",
 )
 _KEYS = {
     "area",
