@@ -52,6 +52,9 @@ def test_explain_prints_performance_and_operations_sections(
     assert cli.main(["explain", "LOW_BUSBW"]) == 0
     assert "Low bus bandwidth" in capsys.readouterr().out.splitlines()[0]
     assert cli.main(["explain", "operations-reference.md#read-only-iam-policy"]) == 0
+    read_only = capsys.readouterr().out
+    assert '"ec2:DescribeSecurityGroups"' in read_only and "ssm:StartSession" not in read_only
+    assert cli.main(["explain", "operations-reference.md#node-probe-iam-policy"]) == 0
     assert '"ssm:StartSession"' in capsys.readouterr().out
 
 

@@ -93,6 +93,7 @@ TOPIC_ANCHORS = [
     "row-remap-and-dcgm-health",
     # operations reference
     "read-only-iam-policy",
+    "node-probe-iam-policy",
     "kubernetes-rbac",
     "ssm-target-format",
     "cloudwatch-logs",
@@ -344,13 +345,14 @@ def test_expected_bandwidth_marks_field_observations() -> None:
 
 # --- operations reference: read-only by construction ---------------------------------------
 
+# StartSession is not here: the document it opens runs any command (node-probe-iam-policy).
 ALLOWED_ACTION = re.compile(
-    r"^[a-z0-9-]+:(Describe[A-Za-z]*|List[A-Za-z]*|Get[A-Za-z]*|StartSession|StartQuery|FilterLogEvents)$"
+    r"^[a-z0-9-]+:(Describe[A-Za-z]*|List[A-Za-z]*|Get[A-Za-z]*|StartQuery|FilterLogEvents)$"
 )
 
 
-def _iam_policy() -> dict[str, object]:
-    section = kb.resolve("operations-reference.md#read-only-iam-policy")
+def _iam_policy(anchor: str = "read-only-iam-policy") -> dict[str, object]:
+    section = kb.resolve(f"operations-reference.md#{anchor}")
     assert section is not None
     blocks = _code_blocks(section.markdown, "json")
     assert len(blocks) == 1
@@ -386,17 +388,22 @@ def test_iam_policy_parses_and_allows_only_read_actions() -> None:
         "logs:DescribeLogStreams",
         "eks:DescribeCluster",
         "sts:GetCallerIdentity",
-        "ssm:StartSession",
     }
     assert required <= set(actions)
 
 
 def test_iam_ssm_sessions_are_limited_to_the_non_interactive_document() -> None:
-    policy = _iam_policy()
+    """The node probes' permission is its own, opt-in policy that says it is not read-only;
+    it allows StartSession and nothing else."""
+    section = kb.resolve("operations-reference.md#node-probe-iam-policy")
+    assert section is not None and "not a read-only permission" in " ".join(
+        section.markdown.split()
+    )
+    policy = _iam_policy("node-probe-iam-policy")
     statements = policy["Statement"]
     assert isinstance(statements, list)
     ssm = [s for s in statements if "ssm:StartSession" in s["Action"]]
-    assert len(ssm) == 1
+    assert len(ssm) == 1 == len(statements) and ssm[0]["Action"] == ["ssm:StartSession"]
     resources = ssm[0]["Resource"]
     assert isinstance(resources, list)
     documents = [r for r in resources if ":document/" in r]

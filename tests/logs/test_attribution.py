@@ -10,6 +10,22 @@ import pytest
 from hyperpod_nccl.rules.attribution import attribute, file_defaults, iso
 
 CASES = [
+    # `kubectl logs --prefix` before the torchrun prefix (captured line above, as kubectl adds it)
+    (
+        "[pod/llama-pretrain-worker-1/pytorch] [rank2]:[E1130 00:29:38.073370612 "
+        "ProcessGroupNCCL.cpp:689] [Rank 2] Watchdog caught",
+        2,
+        "llama-pretrain-worker-1",
+        None,
+    ),
+    # kubectl's prefix, then NCCL's own host:pid:tid, which names the process (corpus h015)
+    (
+        "[pod/train-pod-0/pytorch] e57377aacbb6:1203:1227 [0] misc/socket.cc:480 NCCL WARN "
+        "socketStartConnect: Connect to 172.17.0.2<38847> failed : Software caused connection abort",
+        None,
+        "e57377aacbb6",
+        1203,
+    ),
     # torchrun per-rank prefix (captured, torch 2.11)
     (
         "[rank0]:[E1130 00:29:38.073370612 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught",

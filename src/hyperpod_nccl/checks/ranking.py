@@ -137,14 +137,27 @@ def coverage_findings(snapshot: Snapshot, probe_item: str) -> list[Finding]:
         return result
     reason = snapshot.why_missing(probe_item) or "not collected"
     targets = (snapshot.get_json("probes/targets.json") or {}).get("targets", [])
+    kind = missing_kind(reason)
+    # The probes' permission is the one that is not read-only, so the user is told which
+    # checks it buys (operations-reference.md#node-probe-iam-policy).
+    needs = (
+        "; the node checks need the opt-in node-probe permission, ssm:StartSession "
+        "(operations-reference.md#node-probe-iam-policy)"
+        if kind == "access_denied"
+        else ""
+    )
     result.append(
         finding(
             "NODE_PROBES",
-            Status.INCOMPLETE if missing_kind(reason) == "throttled" else Status.SKIPPED,
+            Status.INCOMPLETE if kind == "throttled" else Status.SKIPPED,
             Priority.P2,
-            f"on-node probes of {plural(len(targets), 'node')} {reason}",
+            f"on-node probes of {plural(len(targets), 'node')} {reason}{needs}",
             check="diagnose.node-probes",
-            details={"targets": targets},
+            details={
+                "targets": targets,
+                "needs_permission": "ssm:StartSession (operations-reference.md#node-probe-iam-policy)",
+                "areas_needing_it": ["node"],
+            },
         )
     )
     return result

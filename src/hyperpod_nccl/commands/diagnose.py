@@ -32,6 +32,10 @@ EXAMPLES = """examples:
 Read-only: only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made (any
 other call is refused in-process); SSM sessions run only the probe catalog and allow-listed
 read-only Slurm commands. Suggested fixes are printed, never run.
+
+Permissions: `explain read-only-iam-policy` covers every check but the node probes (and Slurm
+read over SSM from outside the cluster); those need ssm:StartSession, which is NOT read-only:
+its document runs any command (`explain node-probe-iam-policy`). Without it they are SKIPPED.
 """
 
 

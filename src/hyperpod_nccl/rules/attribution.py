@@ -22,6 +22,8 @@ _MPI_RANK = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:")
 _SRUN_LABEL = re.compile(r" {0,5}(\d{1,6}): ")
 _HOST_LABEL = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]): ")
 _NCCL_PREFIX = re.compile(r"(?:^|[\s|>])([A-Za-z0-9_.-]+) ?:(\d+):(\d+) \[(\d+)\]")
+# `kubectl logs --prefix`: [pod/NAME/CONTAINER] before each line.
+_KUBECTL_PREFIX = re.compile(r"\[pod/([a-z0-9][-a-z0-9.]*)/[A-Za-z0-9_.-]+\] ")
 _RAY_PREFIX = re.compile(r"\((?:[A-Za-z0-9_]+) pid=(\d+)(?:, ip=([0-9.]+))?\)")
 _CLOUDWATCH = re.compile(r"\s*\|\s*(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)\s*\|?\s*")
 _SYSLOG = re.compile(r"[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d:\d\d ([A-Za-z0-9_.-]+) ")
@@ -129,6 +131,11 @@ def attribute(
         cw = _CLOUDWATCH.match(rest)
         if cw:
             rest = rest[cw.end() :]
+            continue
+        m = _KUBECTL_PREFIX.match(stripped)
+        if m:
+            host = m.group(1)
+            rest = stripped[m.end() :]
             continue
         m = _TORCH_RANK.match(stripped) or _MPI_RANK.match(stripped)
         if m:

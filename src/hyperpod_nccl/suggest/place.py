@@ -9,7 +9,8 @@ import re
 import shlex
 from collections.abc import Sequence
 
-POD = re.compile(r"(?i)^[a-z0-9]([-a-z0-9]*[a-z0-9])?-(?:master|worker|launcher)-\d+$")
+# Pod names of training operators: Kubeflow's JOB-master-N / -worker-N / -launcher-N, HyperPod's JOB-pod-N.
+POD = re.compile(r"(?i)^[a-z0-9]([-a-z0-9]*[a-z0-9])?-(?:master|worker|launcher|pod)-\d+$")
 WHERE = ("here", "node", "container", "slurm")
 MAX_NAMED = 4  # hosts named in a comment; the rest are counted
 _SHELL_SYNTAX = re.compile(r"[|;&<>()$`*?\[\]{}'\"\\]")
