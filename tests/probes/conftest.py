@@ -3,12 +3,17 @@ with a `# source:` line saying where it comes from), and Snapshots built from th
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from hyperpod_nccl.checks.node_report import node_report
 from hyperpod_nccl.snapshot import Snapshot
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "commands"))
+from command_verbs import command_problems
 
 PROBE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "probes"
 
@@ -47,6 +52,14 @@ def add_node() -> Callable[..., None]:
 
 @pytest.fixture
 def snapshot() -> Iterator[Snapshot]:
+    """A Snapshot the test fills with probe outputs. Afterwards, whatever the test checked,
+    the probe report of that Snapshot must print commands that run as printed
+    (tests/commands): every probe scenario is also a suggested-command scenario."""
     snap = Snapshot()
     yield snap
-    snap.close()
+    try:
+        if any(n.startswith("nodes/") for n in snap.items):
+            problems = command_problems(node_report(snap).findings)
+            assert not problems, problems
+    finally:
+        snap.close()
