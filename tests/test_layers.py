@@ -6,6 +6,8 @@ more than one node. A new cycle fails here with the imports that make it."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -92,3 +94,27 @@ def test_no_import_cycles_between_packages_and_modules() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+_REPLAY = """
+import contextlib, io, sys
+from hyperpod_nccl import api, cli
+bundles = sys.argv[1:]
+for bundle in bundles:
+    api.diagnose(bundle=bundle)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main(["logs", "--bundle", bundle, "--format", "json"]) in (0, 1)
+print(" ".join(sorted({m.split('.')[0] for m in sys.modules} & {"boto3", "botocore", "kubernetes", "subprocess"})))
+"""
+
+
+def test_replaying_a_bundle_imports_no_sdk_and_no_subprocess() -> None:
+    """Re-analysing saved state is pure analysis: a fresh interpreter that replays every
+    example bundle (diagnose and logs) has not imported boto3, botocore, the Kubernetes client
+    or subprocess. The names are in bundle/items.py, not in the collectors."""
+    bundles = sorted(str(p) for p in (SRC / "examples" / "bundles").iterdir() if p.is_dir())
+    assert len(bundles) >= 3
+    done = subprocess.run(
+        [sys.executable, "-c", _REPLAY, *bundles], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "", done.stdout

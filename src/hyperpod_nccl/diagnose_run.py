@@ -9,22 +9,22 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import boto3
-import botocore.exceptions
-
 from hyperpod_nccl import targets
-from hyperpod_nccl.collect.aws import CredentialsError
 from hyperpod_nccl.collect.options import DEFAULT_SAMPLE_NODES, DiagnoseOptions
-from hyperpod_nccl.collect.slurm_ssm import parse_instance_group
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl.targets import parse_instance_group
 
 ORCHESTRATORS = ("eks", "slurm")
 
 
 def _profile_region(profile: str | None) -> str | None:
     """The region botocore would use: AWS_REGION/AWS_DEFAULT_REGION, else the profile's."""
+    # Imported here: replaying a bundle must not load the AWS SDK (tests/test_layers.py).
+    import boto3
+    import botocore.exceptions
+
     try:
         region = boto3.Session(profile_name=profile).region_name
         return str(region) if region else None
@@ -130,6 +130,7 @@ def load_bundle(bundle: str) -> Snapshot:
 
 
 def collect_live(options: DiagnoseOptions) -> Snapshot:
+    from hyperpod_nccl.collect.aws import CredentialsError
     from hyperpod_nccl.collect.run import collect
 
     try:

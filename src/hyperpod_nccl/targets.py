@@ -154,3 +154,15 @@ def parse_since(value: str) -> timedelta:
     if window > MAX_WINDOW:
         raise UsageError(f"invalid --since {value!r}: at most {MAX_WINDOW.days}d")
     return window
+
+
+INSTANCE_GROUP = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+
+
+def parse_instance_group(value: str, option: str) -> str:
+    """A HyperPod instance group name as given on the command line (--controller-group)."""
+    if not INSTANCE_GROUP.fullmatch(value):
+        raise UsageError(
+            f"invalid {option} {value!r}: an instance group name (letters, digits, hyphens)"
+        )
+    return value

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gzip
+import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -29,6 +31,7 @@ from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.safeio import LimitReached
+from hyperpod_nccl.suggest.shell import expansion
 from hyperpod_nccl.treewalk import map_strings
 
 LOGS_PREFIX = "logs/"
@@ -102,8 +105,21 @@ def relabel(report: Report, labels: dict[str, str]) -> Report:
     def fix_tree(data: Any) -> Any:
         return map_strings(data, fix)
 
+    def fix_command(text: str) -> str:
+        # Commands name the file the analysis read (grep ... FILE): name the user's instead,
+        # or ask for it where it is not a file here (stdin).
+        for path, label in labels.items():
+            if shlex.quote(path) in text:
+                named = shlex.quote(label) if os.path.isfile(label) else expansion("log-file")
+                text = text.replace(shlex.quote(path), named)
+        return text
+
     for finding in report.findings:
         finding.evidence = [dataclasses.replace(e, source=fix(e.source)) for e in finding.evidence]
+        finding.suggested_commands = [
+            dataclasses.replace(c, command=fix_command(c.command))
+            for c in finding.suggested_commands
+        ]
         finding.details = fix_tree(finding.details)
     report.not_checked = [NotChecked(fix(n.check), n.reason) for n in report.not_checked]
     return report

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl.bundle.items import INSTANCE_TYPES
 from hyperpod_nccl.checks.common import cached
-from hyperpod_nccl.collect.hyperpod import INSTANCE_TYPES
 from hyperpod_nccl.snapshot import Snapshot
 
 

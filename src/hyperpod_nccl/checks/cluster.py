@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from hyperpod_nccl.bundle.items import CLUSTER, NODES
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
@@ -20,7 +21,6 @@ from hyperpod_nccl.checks.common import (
     unavailable,
 )
 from hyperpod_nccl.checks.known import describe_node
-from hyperpod_nccl.collect.hyperpod import CLUSTER, NODES
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 

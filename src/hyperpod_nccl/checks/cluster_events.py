@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl.bundle.items import EVENTS
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
     doc,
@@ -25,7 +26,6 @@ from hyperpod_nccl.checks.common import (
     unavailable,
 )
 from hyperpod_nccl.checks.known import describe_node, job_pods_by_instance, known
-from hyperpod_nccl.collect.hyperpod import EVENTS
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 

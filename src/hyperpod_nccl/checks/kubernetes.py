@@ -3,6 +3,7 @@ health labels, the EFA and NVIDIA device plugins, and EFA devices asked for by j
 
 from __future__ import annotations
 
+from hyperpod_nccl.bundle.items import ACCESS, NODES, list_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
@@ -16,8 +17,6 @@ from hyperpod_nccl.checks.common import (
     unavailable,
 )
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
-from hyperpod_nccl.collect.eks import ACCESS, list_item
-from hyperpod_nccl.collect.hyperpod import NODES
 from hyperpod_nccl.kube.objects import (
     EFA_RESOURCE,
     GPU_RESOURCE,

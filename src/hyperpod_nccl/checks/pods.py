@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from hyperpod_nccl.bundle.items import list_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
     cached,
@@ -19,7 +20,6 @@ from hyperpod_nccl.checks.common import (
     unavailable,
 )
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
-from hyperpod_nccl.collect.eks import list_item
 from hyperpod_nccl.kube.objects import (
     Obj,
     condition,

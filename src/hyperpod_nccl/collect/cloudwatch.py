@@ -19,13 +19,11 @@ from typing import Any
 
 import botocore.exceptions
 
+from hyperpod_nccl.bundle.items import LOG_GROUPS, LOG_PREFIX, QUERY
 from hyperpod_nccl.collect.aws import AwsReader, CallFailure, classify_error
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.collect.recorder import Recorder
 
-LOG_GROUPS = "aws/logs/log_groups.json"
-QUERY = "aws/logs/insights_query.json"
-LOG_PREFIX = "aws/logs/streams/"
 CLUSTER_GROUP_PREFIX = "/aws/sagemaker/Clusters/{name}/"
 CONTAINER_INSIGHTS_GROUP = "/aws/containerinsights/{eks}/application"
 

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl.bundle.items import ACCESS, LOG_ROOT, LOGS_INDEX, list_item
 from hyperpod_nccl.collect.k8s import (
     UPDATE_KUBECONFIG,
     KubeAccessError,
@@ -30,9 +31,6 @@ from hyperpod_nccl.kube.objects import (
 )
 from hyperpod_nccl.snapshot import Snapshot
 
-ACCESS = "k8s/access.json"
-LOGS_INDEX = "k8s/logs_index.json"
-LOG_ROOT = "k8s/logs/"
 # kind -> (namespaced to --namespace when given, field selector)
 LISTS: dict[str, tuple[bool, str | None]] = {
     "nodes": (False, None),
@@ -57,10 +55,6 @@ _ACCESS_LABEL = {
     "forbidden": "Forbidden",
     "not_found": "NotFound",
 }
-
-
-def list_item(kind: str) -> str:
-    return f"k8s/{kind}.json"
 
 
 def log_item(ns: str, pod: str, container: str, previous: bool) -> str:

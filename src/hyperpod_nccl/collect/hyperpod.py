@@ -12,21 +12,24 @@ from typing import Any
 
 import botocore.exceptions
 
+from hyperpod_nccl.bundle.items import (
+    CLUSTER,
+    EKS_CLUSTER,
+    EVENTS,
+    IDENTITY,
+    INSTANCE_TYPES,
+    NODE_DETAIL,
+    NODES,
+    SECURITY_GROUPS,
+    SUBNETS,
+    eks_cluster_name,
+    security_group_ids,
+)
 from hyperpod_nccl.collect.aws import AwsReader, classify_error
 from hyperpod_nccl.collect.cloudwatch import collect_cluster_logs
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.collect.recorder import Recorder
 from hyperpod_nccl.exit_codes import InputError
-
-CLUSTER = "aws/sagemaker/describe_cluster.json"
-NODES = "aws/sagemaker/list_cluster_nodes.json"
-EVENTS = "aws/sagemaker/list_cluster_events.json"
-SECURITY_GROUPS = "aws/ec2/describe_security_groups.json"
-SUBNETS = "aws/ec2/describe_subnets.json"
-INSTANCE_TYPES = "aws/ec2/describe_instance_types.json"
-EKS_CLUSTER = "aws/eks/describe_cluster.json"
-IDENTITY = "aws/sts/caller_identity.json"
-NODE_DETAIL = "aws/sagemaker/describe_cluster_node/{node}.json"
 
 PAGE_SIZE = 100
 MAX_EVENTS = 5_000
@@ -42,19 +45,6 @@ def detect_orchestrator(cluster: dict[str, Any]) -> str:
     before the Orchestrator field existed are Slurm clusters and omit it)."""
     orchestrator = cluster.get("Orchestrator") or {}
     return "eks" if orchestrator.get("Eks") else "slurm"
-
-
-def eks_cluster_name(cluster: dict[str, Any]) -> str | None:
-    arn = ((cluster.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn")
-    return arn.rsplit("/", 1)[-1] if isinstance(arn, str) and "/" in arn else None
-
-
-def security_group_ids(cluster: dict[str, Any]) -> list[str]:
-    """The cluster's groups and every instance group's override groups."""
-    ids = list((cluster.get("VpcConfig") or {}).get("SecurityGroupIds") or [])
-    for group in cluster.get("InstanceGroups") or []:
-        ids.extend((group.get("OverrideVpcConfig") or {}).get("SecurityGroupIds") or [])
-    return sorted(set(ids))
 
 
 def subnet_ids(cluster: dict[str, Any]) -> list[str]:

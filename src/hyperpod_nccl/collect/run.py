@@ -12,14 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperpod_nccl.collect.aws import AwsReader
-from hyperpod_nccl.collect.eks import collect_kubernetes, list_item
-from hyperpod_nccl.collect.hyperpod import (
+from hyperpod_nccl.bundle.items import (
     EKS_CLUSTER,
     NODES,
+    PROBE_RESULTS,
+    eks_cluster_name,
+    list_item,
+)
+from hyperpod_nccl.collect.aws import AwsReader
+from hyperpod_nccl.collect.eks import collect_kubernetes
+from hyperpod_nccl.collect.hyperpod import (
     collect_aws,
     detect_orchestrator,
-    eks_cluster_name,
 )
 from hyperpod_nccl.collect.k8s import KubeReader
 from hyperpod_nccl.collect.options import DiagnoseOptions
@@ -36,7 +40,6 @@ from hyperpod_nccl.kube.objects import items, spec
 from hyperpod_nccl.snapshot import Snapshot
 
 PROBE_TARGETS = "probes/targets.json"
-PROBE_RESULTS = "probes/index.json"
 
 
 @dataclass

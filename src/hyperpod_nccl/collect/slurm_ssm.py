@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hyperpod_nccl.collect.hyperpod import NODE_DETAIL, NODES
+from hyperpod_nccl.bundle.items import NODE_DETAIL, NODES, SLURM_INSTANCES
 from hyperpod_nccl.collect.probes import DEFAULT_START_RATE, RateLimiter
 from hyperpod_nccl.collect.recorder import Recorder
 from hyperpod_nccl.collect.runner import (
@@ -61,20 +61,19 @@ from hyperpod_nccl.collect.runner import (
 from hyperpod_nccl.collect.slurm import collect_slurm, local_slurm_available
 from hyperpod_nccl.collect.transports.base import TransportError
 from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
-from hyperpod_nccl.exit_codes import UsageError
 from hyperpod_nccl.slurm.checkdata import load_nodes
 from hyperpod_nccl.slurm.conditions import Condition, condition_of
 from hyperpod_nccl.slurm.instances import ClusterInstance, instances_from_documents, map_nodes
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.targets import parse_instance_group  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from hyperpod_nccl.collect.run import CollectContext
 
 # SageMaker's pattern for instance group names (CreateCluster's InstanceGroupName).
-INSTANCE_GROUP = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
 _CONTROLLER_NAME = re.compile(r"(?:^|[^a-z])(?:controller|head)(?:[^a-z]|$)", re.IGNORECASE)
 _LOGIN_NAME = re.compile(r"(?:^|[^a-z])login(?:[^a-z]|$)", re.IGNORECASE)
-INSTANCES_ITEM = "slurm/instances.json"
+INSTANCES_ITEM = SLURM_INSTANCES
 MAX_NODE_DESCRIBES = 256
 DESCRIBE_WORKERS = 8
 LOCAL_PING_TIMEOUT_S = 10.0
@@ -88,14 +87,6 @@ SLURM_ITEMS = (
     "slurm/config.txt",
     "slurm/logind/controller.json",
 )
-
-
-def parse_instance_group(value: str, option: str) -> str:
-    if not INSTANCE_GROUP.fullmatch(value):
-        raise UsageError(
-            f"invalid {option} {value!r}: an instance group name (letters, digits, hyphens)"
-        )
-    return value
 
 
 # ------------------------------------------------------------------ the controller
