@@ -251,8 +251,8 @@ def render_timeline(report: Report) -> str:
         return ""
     rows = timeline.rows
     xs = [r.mark.x for r in rows if r.mark is not None and r.mark.x is not None]
-    label_w, gutter, right, top, row_h = 230, 70, 230, 34, 20
-    width = 980
+    label_w, gutter, right, top, row_h = 230, 70, 270, 34, 20
+    width = 1020
     plot_left = label_w + gutter
     plot_w = width - plot_left - right
     height = top + len(rows) * row_h + 36
