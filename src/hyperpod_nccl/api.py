@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.log_analysis import analyze_logs as analyze_logs
@@ -118,6 +119,10 @@ def analyze_snapshot(
     # replay counts the same as the run that saved it.
     added = {SUMMARY, *REPORTS, ENVIRONMENT, VERSIONS}
     records = [r for r in snapshot.items.values() if r.name not in added]
+    timeline: list[Any] = []
+    for f in findings:  # the log scan's first failing lines, for the cross-rank timeline
+        if f.code == "LOGS_SCANNED" and isinstance(f.details.get("timeline"), list):
+            timeline += f.details.pop("timeline")
     summary = {
         "cluster": snapshot.meta.get("cluster"),
         "region": snapshot.meta.get("region"),
@@ -131,5 +136,6 @@ def analyze_snapshot(
         "replayed_from": bundle,
         "bundle_saved_to": saved_to,
         "analysis_s": round(time.perf_counter() - started, 3),
+        "timeline": timeline,
     }
     return Report(command="diagnose", findings=findings, not_checked=not_checked, summary=summary)

@@ -8,12 +8,19 @@ only dispatches and turns expected errors into one-line messages with documented
 from __future__ import annotations
 
 import argparse
+import difflib
+import errno
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
 from hyperpod_nccl import __version__
 from hyperpod_nccl.exit_codes import EXIT_CODE_HELP, ExitCode, InputError, UsageError
+
+# errno values of a standard output that cannot be written: a full disk, a closed or bad
+# descriptor, an I/O error.
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EBADF, errno.EIO, errno.EDQUOT)
 
 # Command modules, in the order `--help` lists them.
 COMMAND_MODULES = [
@@ -28,11 +35,53 @@ COMMAND_MODULES = [
 ]
 
 
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so every usage error is one line and exit 2."""
+    """argparse that raises instead of exiting, so every usage error is one line and exit 2,
+    with a "did you mean" when a close option or choice exists."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        wrong = _CHOICE.search(message)
+        if wrong:
+            choices = [c.strip().strip("'") for c in wrong.group(2).split(",")]
+            message += did_you_mean(wrong.group(1), choices)
         raise UsageError(f"{self.prog}: {message}")
+
+    def option_strings(self) -> list[str]:
+        return [o for action in self._actions for o in action.option_strings]
+
+
+def did_you_mean(given: str, known: Sequence[str]) -> str:
+    """`; did you mean --format?` when one known word is close to `given`, else ''."""
+    close = difflib.get_close_matches(given, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def _unrecognized(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extras: list[str]
+) -> str:
+    """The usage error for arguments no option took, from the subcommand they were given
+    to (its name and its options), not from the top-level parser."""
+    sub = _subparser(parser, getattr(args, "command", None))
+    target = sub if isinstance(sub, _Parser) else parser
+    options = target.option_strings() if isinstance(target, _Parser) else []
+    hint = ""
+    for extra in extras:
+        if extra.startswith("-"):
+            hint = did_you_mean(extra.split("=", 1)[0], options)
+            if hint:
+                break
+    return f"{target.prog}: unrecognized arguments: {' '.join(extras)}{hint}"
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[name]
+            return chosen
+    return None
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -66,11 +115,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         arguments = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(arguments)
-        args = parser.parse_args(arguments)
+        args, extras = parser.parse_known_args(arguments)
+        if extras:
+            raise UsageError(_unrecognized(parser, args, extras))
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return ExitCode.USAGE
-        return int(args.handler(args))
+        from hyperpod_nccl.commands.common import check_inputs_exist, prepare_output
+
+        check_inputs_exist(args)  # a typo'd path: one line, before any report
+        if sys.stdout is None and not getattr(args, "output", None):
+            # `>&-`: print() would drop everything without a word
+            print("error: standard output is closed; nothing could be written", file=sys.stderr)
+            return ExitCode.NO_INPUT
+        if hasattr(args, "output") and hasattr(args, "format"):
+            prepare_output(args)  # before any work: the format, and no overwrite
+        code = int(args.handler(args))
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full disk shows here, not in a traceback at exit
+        return code
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -80,10 +143,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # before OSError, of which it is one
         # The reader of our output went away (`| head`); that is not an error of ours.
         sys.stderr.close()
         return ExitCode.OK
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        # print() of a command that writes no report (explain, --list) on a full or closed
+        # standard output.
+        from hyperpod_nccl.commands.common import silence_stdout
+
+        silence_stdout()
+        print(f"error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.NO_INPUT
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ def analyze_logs(
         "engine": scanned.engine,
         "workers": scanned.workers,
         "elapsed_s": round(time.perf_counter() - started, 3),
+        # the first failing line of each rank and host, for the cross-rank timeline
+        "timeline": scanned.analysis.firsts.events(scanned.analysis.facts.comm_ranks),
     }
     if not_checked:
         findings.append(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 from hyperpod_nccl.exit_codes import UsageError
 
@@ -144,11 +144,23 @@ def parse_job_name(value: str) -> str:
     return value
 
 
-def parse_since(value: str) -> timedelta:
-    match = _DURATION.fullmatch(value.strip())
-    if not match:
-        raise UsageError(f"invalid --since {value!r}: expected a duration such as 30m, 2h or 1d")
-    window = timedelta(seconds=int(match["amount"]) * _UNIT_SECONDS[match["unit"]])
+def parse_since(value: str, now: datetime | None = None) -> timedelta:
+    """`--since` as every command reads it: a duration (30m, 2h, 1d) or an ISO time (UTC
+    unless it names a zone), as the window back from `now`."""
+    text = value.strip()
+    match = _DURATION.fullmatch(text)
+    if match:
+        window = timedelta(seconds=int(match["amount"]) * _UNIT_SECONDS[match["unit"]])
+    else:
+        try:
+            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(
+                f"invalid --since {value!r}: expected a duration such as 30m, 2h or 1d, or an "
+                "ISO time such as 2026-11-30T10:00:00Z"
+            ) from None
+        when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+        window = (now or datetime.now(timezone.utc)) - when
     if window.total_seconds() <= 0:
         raise UsageError(f"invalid --since {value!r}: the window must be longer than zero")
     if window > MAX_WINDOW:

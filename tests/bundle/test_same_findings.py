@@ -4,6 +4,7 @@ obfuscated, `logs --bundle` names the same root cause with the same findings."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +107,15 @@ def test_logs_bundle_reports_inputs_that_were_not_readable(tmp_path: Path) -> No
     log = tmp_path / "rank0.log"
     log.write_text(CASES[0]["log"], "utf-8")
     bundle = tmp_path / "b.tar.gz"
-    first = run_cli("logs", str(log), str(tmp_path / "missing.log"), "--save-bundle", str(bundle))
+    fifo = tmp_path / "pipe.log"  # there, but not a regular file: skipped with its reason
+    os.mkfifo(fifo)
+    first = run_cli("logs", str(log), str(fifo), "--save-bundle", str(bundle))
     assert first.rc == 0, first.stderr
     again = run_cli("logs", "--bundle", str(bundle), "--format", "json")
     report = json.loads(again.stdout)
-    assert {
-        "check": str(tmp_path / "missing.log"),
-        "reason": "no such file or directory",
-    } in report["not_checked"]
+    assert {"check": str(fifo), "reason": "not a regular file (FIFO); skipped"} in report[
+        "not_checked"
+    ]
 
 
 def test_a_bundle_can_be_saved_again_obfuscated(tmp_path: Path) -> None:

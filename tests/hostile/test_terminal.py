@@ -5,6 +5,7 @@ cursor moves, carriage returns); JSON keeps the text, escaped by its encoder."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -28,13 +29,18 @@ def hostile_log(tmp_path: Path) -> Path:
 def test_terminal_formats_carry_no_control_sequence(
     hostile_log: Path, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
-    code = main(
-        ["logs", str(hostile_log), str(hostile_log.parent / "missing\x1b[31m.log"), "--format", fmt]
-    )
+    # An input that is there but not read (a FIFO) is listed on stderr with its hostile name;
+    # a missing one stops the run with one line naming it. Neither line carries the escapes.
+    unread = hostile_log.parent / "unread\x1b[31m.log"
+    os.mkfifo(unread)
+    code = main(["logs", str(hostile_log), str(unread), "--format", fmt])
     out, err = capsys.readouterr()
     assert code == 0
-    assert "out of memory" in out
-    for stream in (out, err):
+    assert "out of memory" in out and "skipped" in err
+    missing = main(["logs", str(hostile_log), str(hostile_log.parent / "missing\x1b[31m.log")])
+    _, missing_err = capsys.readouterr()
+    assert missing == 1 and "no such file or directory" in missing_err
+    for stream in (out, err, missing_err):
         assert "\x1b" not in stream and "\r" not in stream and "\x9b" not in stream, repr(stream)
         assert "\x07" not in stream
 

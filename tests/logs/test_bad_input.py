@@ -48,11 +48,13 @@ def test_binary_file_is_skipped_with_its_name_and_others_still_analysed(
 def test_only_unreadable_inputs_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     binary = tmp_path / "core.bin"
     binary.write_bytes(b"\x00\x01\x02\x03" * 4096)
-    code, report, err = _run([str(binary), str(tmp_path / "nope.log")], capsys)
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    code, report, err = _run([str(binary), str(fifo)], capsys)
     assert code == 1
     assert report["root_cause"] is None
     assert "none of the inputs could be read" in err
-    assert f"skipped {tmp_path / 'nope.log'}: no such file or directory" in err
+    assert f"skipped {fifo}: not a regular file (FIFO)" in err
 
 
 def test_invalid_utf8_is_analysed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,13 +88,16 @@ def test_empty_file_is_a_healthy_analysis(
     assert [f["code"] for f in report["findings"]] == ["NO_FAILURE_SIGNATURE"]
 
 
-def test_missing_path_does_not_stop_the_others(
+def test_missing_path_stops_before_any_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A path that is not there is a typo: a report of the others would read as if it had
+    been fine. One line naming it, exit 1, nothing on standard output."""
     missing = tmp_path / "missing.log"
-    code, report, err = _run([str(missing), str(_good(tmp_path))], capsys)
-    assert code == 0 and report["root_cause"] == "CUDA_OOM"
-    assert f"skipped {missing}: no such file or directory" in err
+    code = main(["logs", str(missing), str(_good(tmp_path)), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err == f"error: logs: no such file or directory: {missing}\n"
 
 
 def test_unreadable_file_is_reported_by_name(

@@ -62,11 +62,14 @@ def test_fail_on_turns_findings_into_exit_3(cli: Any, perf: Any) -> None:
     assert cli("perf", perf.pair_sweep, "--fail-on", "P0").code == 0
 
 
-def test_html_only_for_perf(cli: Any, perf: Any) -> None:
+def test_html_for_perf_and_the_other_report_commands(cli: Any, perf: Any) -> None:
     ok = cli("perf", perf.pair_sweep, "--format", "html")
     assert ok.code == 0 and ok.out.startswith("<!DOCTYPE html>")
+    assert 'id="chart-busbw"' in ok.out or 'id="chart-pairs"' in ok.out
     logs = cli("logs", perf.pair_sweep, "--format", "html")
-    assert logs.code == 2 and "invalid choice: 'html'" in logs.err
+    assert logs.code == 0 and logs.out.startswith("<!DOCTYPE html>")
+    assert "<title>hyperpod-nccl logs report</title>" in logs.out
+    assert 'id="chart-busbw"' not in logs.out  # perf's charts are perf's
 
 
 def test_output_file(cli: Any, perf: Any, tmp_path: Path) -> None:
@@ -120,10 +123,8 @@ def test_cut_json_is_read_up_to_the_damage(cli: Any, perf: Any) -> None:
 
 def test_missing_path_is_one_line_and_exit_1(cli: Any, tmp_path: Path) -> None:
     result = cli("perf", tmp_path / "nope.log")
-    assert result.code == 1
-    assert "no such file or directory" in result.err
-    assert "error: none of the inputs could be read" in result.err
-    assert "Traceback" not in result.err
+    assert result.code == 1 and result.out == ""  # nothing printed before the error
+    assert result.err == f"error: perf: no such file or directory: {tmp_path / 'nope.log'}\n"
 
 
 def test_a_file_that_is_not_nccl_tests_output(cli: Any, tmp_path: Path) -> None:
@@ -170,7 +171,15 @@ def test_usage_errors(cli: Any) -> None:
     assert cli("perf").code == 2
     assert cli("perf", "--world-size", "0").code == 2
     bad = cli("perf", "x.log", "--instance-type", "p9.large")
-    assert bad.code == 2 and "invalid choice" in bad.err
+    assert bad.code == 2 and "unknown instance type 'p9.large'" in bad.err
+
+
+def test_hyperpod_instance_type_names(cli: Any, perf: Any) -> None:
+    """HyperPod names instance types ml.p5.48xlarge; EC2 names them p5.48xlarge."""
+    hyperpod = cli("perf", perf.pair_sweep, "--instance-type", "ml.p5.48xlarge", "--format", "json")
+    ec2 = cli("perf", perf.pair_sweep, "--instance-type", "p5.48xlarge", "--format", "json")
+    assert hyperpod.code == ec2.code == 0
+    assert hyperpod.json()["findings"] == ec2.json()["findings"]
 
 
 def test_timeout_sizing_is_labelled_a_heuristic(cli: Any) -> None:

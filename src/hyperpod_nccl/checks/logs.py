@@ -91,7 +91,9 @@ def scan_logs(snapshot: Snapshot) -> list[Finding]:
             f"{plural(len(cloudwatch), 'CloudWatch stream')}",
             check=CHECK,
             details={
-                "items": {s.name: {"lines": s.lines, "matched": s.matched_lines} for s in sources}
+                "items": {s.name: {"lines": s.lines, "matched": s.matched_lines} for s in sources},
+                # lifted into the report's summary by api.analyze_snapshot
+                "timeline": analyzer.result.firsts.events(analyzer.result.facts.comm_ranks),
             },
         )
     )

@@ -3,28 +3,105 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TextIO
 
-from hyperpod_nccl.exit_codes import ExitCode
+from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
+from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
 
-if TYPE_CHECKING:
-    pass
+# Report formats a file name implies, for `-o FILE` without `--format`.
+EXTENSIONS = {
+    ".html": "html",
+    ".htm": "html",
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+}
+
+
+def _priority(text: str) -> str:
+    """`--fail-on` in any case: p0, P0."""
+    value = text.strip().upper()
+    if value not in {p.value for p in Priority}:
+        raise argparse.ArgumentTypeError(f"expected P0, P1 or P2, got {text!r}")
+    return value
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """`--format`, `-o/--output` and `--fail-on`, the same on every report command."""
     group = parser.add_argument_group("output")
     group.add_argument(
-        "--format", choices=FORMATS, default="text", help="report format (default: text)"
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="report format: text, json, markdown or html (default: from the -o file's "
+        "extension, else text)",
+    )
+    group.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the report to FILE (a new file: never overwritten) instead of standard "
+        "output; .html, .json, .md and .txt set the format",
     )
     group.add_argument(
         "--fail-on",
-        choices=[p.value for p in Priority],
+        type=_priority,
         metavar="P0|P1|P2",
-        help="exit 3 when a FAIL at or above this priority is found",
+        help="exit 3 when a FAIL at or above this priority is found (any case: p0 or P0)",
     )
+
+
+def prepare_output(args: argparse.Namespace) -> None:
+    """Settle the format and refuse, before any work, an --output that would replace
+    anything or cannot be written. Called by the CLI for every command with these options."""
+    output = getattr(args, "output", None)
+    if args.format is None:
+        extension = os.path.splitext(output)[1].lower() if output else ""
+        args.format = EXTENSIONS.get(extension, "text")
+    if output:
+        inputs = (
+            *getattr(args, "paths", ()),
+            *([args.bundle] if getattr(args, "bundle", None) else []),
+        )
+        check_output(output, tuple(str(i) for i in inputs))
+
+
+def check_inputs_exist(args: argparse.Namespace) -> None:
+    """A path that is not there (a typo) is one line naming it and exit 1, before any
+    analysis: a report of the other inputs would read as if the typo'd one was fine.
+    Paths that exist but cannot be read in full are reported with the findings instead."""
+    given = [
+        *(getattr(args, "paths", None) or ()),
+        *([args.bundle] if getattr(args, "bundle", None) else []),
+    ]
+    missing = [str(p) for p in given if str(p) != "-" and not os.path.lexists(str(p))]
+    if missing:
+        from hyperpod_nccl.report.display import display_line
+
+        command = getattr(args, "command", None) or "hyperpod-nccl"
+        names = display_line(", ".join(missing), redact=not getattr(args, "no_redact", False))
+        raise InputError(f"{command}: no such file or directory: {names}")
+
+
+def check_output(path: str, inputs: tuple[str, ...]) -> None:
+    """Refuse an --output that would replace anything: an existing file, a symbolic link,
+    one of the inputs; or that cannot be written at all. Exit 2."""
+    try:
+        refuse_existing(path, "--output", inputs)
+    except TargetExists as exc:
+        raise UsageError(str(exc)) from exc
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"--output: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"--output: cannot write in {directory}: permission denied")
 
 
 def exit_code_for(report: Report, fail_on: str | None) -> int:
@@ -54,9 +131,59 @@ def print_skipped(report: Report, args: argparse.Namespace) -> None:
         print(display_line(line, redact=redact), file=sys.stderr)
 
 
-def emit(report: Report, args: argparse.Namespace) -> int:
-    sys.stdout.write(render(shown(report, args), args.format, sys.stdout))
-    sys.stdout.flush()
+Renderer = Callable[[Report, str, TextIO], str]
+
+
+class OutputError(InputError):
+    """Standard output cannot take the report (a full disk, a closed descriptor): one line,
+    exit 1."""
+
+
+def write_stdout(text: str) -> None:
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("cannot write the report: standard output is closed (use -o FILE)")
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): the CLI ends quietly
+    except OSError as exc:
+        silence_stdout()
+        raise OutputError(
+            f"cannot write the report to standard output: {exc.strerror or exc}"
+        ) from None
+
+
+def silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so the interpreter's last flush of what is
+    still buffered does not fail again with a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def write_report(text: str, args: argparse.Namespace) -> None:
+    """The rendered report to -o FILE (a new file, all or nothing) or standard output."""
+    output = getattr(args, "output", None)
+    if not output:
+        write_stdout(text)
+        return
+    try:
+        write_new_file(output, text.encode("utf-8"))
+    except TargetExists as exc:
+        raise UsageError(f"--output: {exc}") from exc
+    except OSError as exc:
+        raise UsageError(f"--output: cannot write {output}: {exc.strerror or exc}") from exc
+    print(f"hyperpod-nccl: wrote the {args.format} report to {output}", file=sys.stderr)
+
+
+def emit(report: Report, args: argparse.Namespace, renderer: Renderer | None = None) -> int:
+    text = (renderer or render)(shown(report, args), args.format or "text", sys.stdout)
+    write_report(text, args)
     return exit_code_for(report, args.fail_on)
 
 

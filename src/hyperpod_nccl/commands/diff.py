@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hyperpod_nccl.commands.common import add_output_options, check_output
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Priority
 
 EXAMPLES = """examples:
-  hyperpod-nccl diff examples/bundles/healthy-eks examples/bundles/sg-efa-fallback
+  hyperpod-nccl diff src/hyperpod_nccl/examples/bundles/healthy-eks src/hyperpod_nccl/examples/bundles/sg-efa-fallback
   hyperpod-nccl diff good-case.tar.gz bad-case.tar.gz --format json
   hyperpod-nccl diff logs-monday/ logs-tuesday/ --format markdown
   hyperpod-nccl diff good.tar.gz bad.tar.gz --format html -o diff.html
@@ -38,30 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("good", metavar="GOOD", help="the run that worked: bundle or log directory")
     parser.add_argument("bad", metavar="BAD", help="the run that fails: bundle or log directory")
-    output = parser.add_argument_group("output")
-    output.add_argument(
-        "--format",
-        choices=("text", "json", "markdown", "html"),
-        default="text",
-        help="report format (default: text)",
-    )
-    output.add_argument(
-        "--fail-on",
-        choices=[p.value for p in Priority],
-        metavar="P0|P1|P2",
-        help="exit 3 when a difference that explains a failure of BAD is at or above this priority",
-    )
-    output.add_argument(
-        "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
-    )
-    output.add_argument(
+    add_output_options(parser)  # --format, -o/--output, --fail-on as on every report command
+    parser.add_argument(
         "--no-redact", action="store_true", help="show secrets in the report (redacted by default)"
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from hyperpod_nccl.commands.perf import check_output
     from hyperpod_nccl.diff import diff_paths
     from hyperpod_nccl.diff.render import displayed, render
 

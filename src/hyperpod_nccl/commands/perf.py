@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
+import difflib
 import sys
 from collections.abc import Callable
 
@@ -12,15 +12,13 @@ from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
     check_bundle_options,
-    exit_code_for,
+    emit,
     print_skipped,
-    shown,
 )
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.perf.analysis import PerfOptions
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
-from hyperpod_nccl.perf.render import PERF_FORMATS, render_perf
-from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
+from hyperpod_nccl.perf.render import render_perf
 
 EXAMPLES = """examples:
   hyperpod-nccl perf nccl-tests.out                       # one nccl-tests run
@@ -52,6 +50,18 @@ def _positive(kind: type[float] | type[int], noun: str) -> Callable[[str], float
     return parse
 
 
+def instance_type_name(text: str) -> str:
+    """An instance type as EC2 (`p5.48xlarge`) or HyperPod (`ml.p5.48xlarge`) names it."""
+    known = [t.name for t in INSTANCE_TYPES]
+    name = text.strip().lower()
+    name = name[3:] if name.startswith("ml.") else name
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else f" (known: {', '.join(known)})"
+        raise argparse.ArgumentTypeError(f"unknown instance type {text!r}{hint}")
+    return name
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "perf",
@@ -71,8 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     expect = parser.add_argument_group("what to expect")
     expect.add_argument(
         "--instance-type",
-        choices=[t.name for t in INSTANCE_TYPES],
-        help="instance type of the nodes (default: inferred from the GPU model when unambiguous)",
+        type=instance_type_name,
+        metavar="TYPE",
+        help="instance type of the nodes, as EC2 or HyperPod names it (p5.48xlarge or "
+        "ml.p5.48xlarge; default: inferred from the GPU model when unambiguous)",
     )
     expect.add_argument(
         "--transport",
@@ -92,42 +104,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="GPUs in the training job: print a suggested collective timeout (a heuristic)",
     )
     add_output_options(parser)
-    for action in parser._actions:
-        if action.dest == "format":
-            action.choices = PERF_FORMATS
-            action.help = "report format: text, json, markdown or html (default: text)"
-    parser.add_argument(
-        "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
-    )
     parser.add_argument(
         "--bundle", metavar="PATH", help="analyse the inputs inside a saved bundle instead"
     )
     add_bundle_options(parser)
     parser.set_defaults(handler=run)
-
-
-def check_output(path: str, inputs: tuple[str, ...]) -> None:
-    """Refuse, before any work, an --output that would replace anything: an existing file,
-    a symbolic link, one of the inputs; or that cannot be written at all. Exit 2."""
-    try:
-        refuse_existing(path, "--output", inputs)
-    except TargetExists as exc:
-        raise UsageError(str(exc)) from exc
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise UsageError(f"--output: directory {directory} does not exist")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError(f"--output: cannot write in {directory}: permission denied")
-
-
-def _write(path: str, text: str) -> None:
-    """Write the report as a new file, all or nothing, never over anything already there."""
-    try:
-        write_new_file(path, text.encode("utf-8"))
-    except TargetExists as exc:
-        raise UsageError(f"--output: {exc}") from exc
-    except OSError as exc:
-        raise UsageError(f"--output: cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -136,23 +117,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths and not args.world_size and not args.bundle:
         raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
     check_bundle_options(args)
-    if args.output:
-        check_output(args.output, (*args.paths, *([args.bundle] if args.bundle else [])))
     options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
     with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         report = session.analyze_perf(options)
         print_skipped(report, args)
-        text = render_perf(shown(report, args), args.format, sys.stdout)
-        if args.output:
-            _write(args.output, text)
-            print(
-                f"hyperpod-nccl: wrote the {args.format} report to {args.output}", file=sys.stderr
-            )
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+        code = emit(report, args, render_perf)
         session.save_bundle(report, args)
-    code = exit_code_for(report, args.fail_on)
     read_something = bool(args.paths or args.bundle)
     if read_something and report.summary.get("inputs_read", 0) == 0:
         print("error: none of the inputs could be read", file=sys.stderr)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
+from hyperpod_nccl import targets
+from hyperpod_nccl.bundle.escalation import save_requested_bundle
 from hyperpod_nccl.checks.node_report import node_report
 from hyperpod_nccl.collect.probes import (
     DEFAULT_CONCURRENCY,
@@ -21,7 +23,12 @@ from hyperpod_nccl.collect.transports import LocalTransport, SlurmTransport, Tra
 from hyperpod_nccl.collect.transports.base import Transport
 from hyperpod_nccl.collect.transports.local import local_node_name
 from hyperpod_nccl.collect.transports.slurm import validate_node
-from hyperpod_nccl.commands.common import add_output_options, emit
+from hyperpod_nccl.commands.common import (
+    add_bundle_options,
+    add_output_options,
+    check_bundle_options,
+    emit,
+)
 from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.probes.catalog import CATALOG, PROBE_IDS, UnknownProbe
 from hyperpod_nccl.snapshot import BundleError, Snapshot
@@ -34,9 +41,6 @@ EXAMPLES = """examples:
   hyperpod-nccl probe --slurm-nodes 'gpu-[01-16]' --slurm-job 1234   # nodes of a running job
   hyperpod-nccl probe --list                           # the read-only commands it may run
 """
-
-_DURATION = re.compile(r"^(\d+)([smhd])$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -63,9 +67,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     what.add_argument("--list", action="store_true", help="print the probe catalog and exit")
     where = parser.add_argument_group("where")
     where.add_argument("--bundle", metavar="PATH", help="analyse saved probe results; run nothing")
-    where.add_argument(
-        "--save-bundle", metavar="PATH", help="also save the raw results (dir or .tar.gz)"
-    )
     where.add_argument(
         "--slurm-nodes",
         metavar="NODES",
@@ -113,6 +114,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"session starts per second (default {DEFAULT_START_RATE:g})",
     )
     add_output_options(parser)
+    add_bundle_options(parser)  # --save-bundle with --obfuscate / --no-redact, as elsewhere
     parser.set_defaults(handler=run)
 
 
@@ -132,17 +134,11 @@ def selected_probes(only: str | None, skip: str | None) -> list[str]:
 
 
 def parse_since(value: str | None, now: datetime | None = None) -> str | None:
+    """The Xid window's start as an ISO time, from --since as every command reads it."""
     if not value:
         return None
     now = now or datetime.now(timezone.utc)
-    m = _DURATION.match(value.strip())
-    if m:
-        return (now - timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})).isoformat()
-    try:
-        when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"--since: expected 30m, 6h, 2d or an ISO time, got {value!r}") from None
-    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat()
+    return (now - targets.parse_since(value, now)).isoformat()
 
 
 def expand_nodes(spec: str) -> list[str]:
@@ -186,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
         probes = selected_probes(args.probes, args.skip)
     except UnknownProbe as exc:
         raise UsageError(str(exc)) from None
+    check_bundle_options(args)
     since = parse_since(args.since)
     if args.bundle:
         try:
@@ -230,13 +227,9 @@ def run(args: argparse.Namespace) -> int:
         f"{summary.transport} in {summary.elapsed_s:.1f}s",
         file=sys.stderr,
     )
-    if args.save_bundle:
-        try:
-            path = snapshot.save(args.save_bundle)
-        except (BundleError, OSError) as exc:
-            raise InputError(f"cannot save the bundle: {exc}") from None
-        print(f"hyperpod-nccl: saved the raw probe results to {path}", file=sys.stderr)
-    code = emit(node_report(snapshot), args)
+    report = node_report(snapshot)
+    code = emit(report, args)
+    save_requested_bundle(report, snapshot, args)  # redacted (and obfuscated) like any bundle
     if not summary.reached:
         print("error: no node could be probed", file=sys.stderr)
         return ExitCode.NO_INPUT

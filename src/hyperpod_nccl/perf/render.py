@@ -9,7 +9,7 @@ from hyperpod_nccl.perf.common import size_text
 from hyperpod_nccl.report import FORMATS, render
 from hyperpod_nccl.report.html import render_html
 
-PERF_FORMATS = (*FORMATS, "html")
+PERF_FORMATS = FORMATS
 MAX_TABLE_ROWS = 40
 
 

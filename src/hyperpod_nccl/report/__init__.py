@@ -1,4 +1,5 @@
-"""Renderers for reports: text (terminal), json (the contract), markdown (tickets)."""
+"""Renderers for reports: text (terminal), json (the contract), markdown (tickets), html (a
+self-contained page to attach to a ticket)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hyperpod_nccl.report.json_report import render_json
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 
 
 def use_color(stream: TextIO) -> bool:
@@ -28,4 +29,8 @@ def render(report: Report, fmt: str, stream: TextIO | None = None) -> str:
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
+    if fmt == "html":
+        from hyperpod_nccl.report.html import render_html
+
+        return render_html(report)
     return render_text(report, color=use_color(stream))

@@ -1,4 +1,5 @@
-"""The HTML report: one self-contained file (inline CSS and SVG, no script, no network).
+"""The HTML report of every report command: one self-contained file (inline CSS and SVG, no
+script, no network).
 
 A Content-Security-Policy meta tag forbids every fetch, so the page looks the same on a laptop
 without network access as on the machine that wrote it. Charts are SVG drawn here:
@@ -6,7 +7,13 @@ without network access as on the machine that wrote it. Charts are SVG drawn her
 - busbw against message size for each run (a node or a pair), the runs that include a
   straggler in red; pair-sweep summary lines become one bar per pair;
 - each node's median busbw at large sizes against its peers' level and the slow line;
-- per-rank progress: how far each rank got in each group, the ones behind in red.
+- per-rank progress: how far each rank got in each group, the ones behind in red;
+- for every command, the cross-rank timeline (report/timeline.py): the first failure of each
+  rank and host on one time axis, the root cause marked.
+
+The root cause and its symptoms come first, then the problems (evidence and suggested
+commands collapsible), what was not checked, the checks that passed (collapsed), and the guide
+sections the findings point at, embedded so that every guide link works offline.
 
 Perf data comes from ``report.summary`` (``runs``, ``nodes``, ``cohorts``, ``progress``, as
 ``hyperpod_nccl.perf.analysis`` writes them); any report renders, with the charts it has data for.
@@ -21,7 +28,7 @@ from typing import Any
 
 from hyperpod_nccl import __version__
 from hyperpod_nccl.model import Finding, Report, Status
-from hyperpod_nccl.report.commands import command_groups
+from hyperpod_nccl.report.commands import CommandGroup, command_groups
 from hyperpod_nccl.report.units import size_text
 
 RED = "#d62728"
@@ -55,6 +62,16 @@ details{margin:4px 0}summary{cursor:pointer;color:#1a73e8}
 .legend{font-size:12px;color:#3c4043}.legend span{display:inline-block;margin-right:14px}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
 .note{color:#5f6368;font-size:12px}
+.scroll{overflow-x:auto}td.what{min-width:14em;overflow-wrap:anywhere}
+td code{overflow-wrap:anywhere}#symptoms ul{margin:4px 0 0 18px;padding:0}
+.guide pre{max-height:24em;overflow:auto}.changes-state{color:#d62728;font-weight:600}
+#timeline-table td{font-size:12px}a{color:#1a73e8}
+.timeline svg{min-width:640px}
+@media (max-width:700px){body{margin:10px}th,td{padding:4px}
+#findings thead,#passed-findings thead{display:none}
+#findings tr,#passed-findings tr{display:block;border-bottom:1px solid #dadce0;padding:6px 0}
+#findings td,#passed-findings td{display:inline-block;border:0;padding:2px 6px}
+#findings td.what,#passed-findings td.what{display:block}}
 """
 
 
@@ -85,50 +102,146 @@ def _nice_ticks(top: float, count: int = 5) -> list[float]:
 
 # ---- findings ---------------------------------------------------------------------------
 
+MAX_EVIDENCE_HTML = 50
+MAX_GUIDE_SECTIONS = 40
+
+
+def _anchor(reference: str | None) -> str | None:
+    """The in-page id of a guide section embedded at the end of the page."""
+    if not reference or "#" not in reference:
+        return None
+    return "guide-" + reference.rsplit("#", 1)[1]
+
+
+def _command_html(g: CommandGroup) -> str:
+    """Commands of one purpose: the purpose, whether they only read or change state (and
+    their blast radius), what must hold first, then the commands in a <pre><code> block."""
+    label = f'<span class="changes-state">{_e(g.label)}</span>' if g.changes_state else _e(g.label)
+    needs = f' <span class="note">needs: {_e(g.preconditions)}</span>' if g.preconditions else ""
+    commands = _e("\n".join(g.commands))
+    return f'<li>{_e(g.purpose)} <span class="note">({label})</span>{needs}<pre><code>{commands}</code></pre></li>'
+
 
 def _finding_row(f: Finding) -> str:
     hosts = ", ".join(f.hosts[:8]) + (" ..." if len(f.hosts) > 8 else "")
     ranks = ", ".join(map(str, f.ranks[:16])) + (" ..." if len(f.ranks) > 16 else "")
-    guide = f"<code>{_e(f.reference)}</code>" if f.reference else ""
+    target = _anchor(f.reference)
+    guide = (
+        f'<a href="#{_e(target)}"><code>{_e(f.reference)}</code></a>'
+        if target
+        else (f"<code>{_e(f.reference)}</code>" if f.reference else "")
+    )
     root = " <strong>(root cause)</strong>" if f.root_cause else ""
+    if not f.root_cause and f.explained_by and f.status in (Status.FAIL, Status.WARN):
+        root = (
+            ' <span class="note">symptom of '
+            + ", ".join(f'<a href="#finding-{_e(c)}">{_e(c)}</a>' for c in f.explained_by)
+            + "</span>"
+        )
     more = []
+    if f.first_seen:
+        more.append(f'<div class="note">first seen {_e(f.first_seen)}</div>')
     if f.evidence:
-        lines = "\n".join(f"{ev.source}: {ev.text}" for ev in f.evidence)
+        shown = f.evidence[:MAX_EVIDENCE_HTML]
+        lines = "\n".join(f"{ev.source}: {ev.text}" for ev in shown)
+        left = len(f.evidence) - len(shown)
+        extra = f'<p class="note">{left} more in --format json</p>' if left else ""
         more.append(
-            f"<details><summary>evidence ({len(f.evidence)})</summary><pre>{_e(lines)}</pre></details>"
+            f"<details><summary>evidence ({len(f.evidence)})</summary><pre>{_e(lines)}</pre>{extra}</details>"
         )
     if f.suggested_commands:
-        cmds = "".join(
-            f"<li>{_e(g.purpose)}"
-            + f' <span class="note">({"<strong>" if g.changes_state else ""}{_e(g.label)}'
-            + f"{'</strong>' if g.changes_state else ''})</span>"
-            + (
-                f' <span class="note">needs: {_e(g.preconditions)}</span>'
-                if g.preconditions
-                else ""
-            )
-            + f"<pre>{_e(chr(10).join(g.commands))}</pre></li>"
-            for g in command_groups(f.suggested_commands)
-        )
+        cmds = "".join(_command_html(g) for g in command_groups(f.suggested_commands))
         more.append(
             "<details><summary>suggested commands (printed, never run)</summary>"
             f"<ul>{cmds}</ul></details>"
         )
     return (
-        f'<tr class="finding" data-code="{_e(f.code)}" data-status="{f.status.value}">'
+        f'<tr class="finding" id="finding-{_e(f.code)}" data-code="{_e(f.code)}" data-status="{f.status.value}">'
         f"<td>{_badge(f.status)}</td><td>{f.priority.value}</td><td><code>{_e(f.code)}</code>{root}</td>"
-        f"<td>{_e(f.title)}{''.join(more)}</td><td>{_e(hosts)}</td><td>{_e(ranks)}</td><td>{guide}</td></tr>"
+        f'<td class="what">{_e(f.title)}{"".join(more)}</td><td>{_e(hosts)}</td><td>{_e(ranks)}</td><td>{guide}</td></tr>'
     )
+
+
+_HEAD = (
+    "<thead><tr><th>Status</th><th>Priority</th><th>Code</th><th>Finding</th>"
+    "<th>Hosts</th><th>Ranks</th><th>Guide</th></tr></thead>"
+)
 
 
 def _findings_table(report: Report) -> str:
-    rows = "".join(_finding_row(f) for f in report.sorted_findings())
-    if not rows:
-        return '<p class="note">No findings.</p>'
-    return (
-        '<table id="findings"><thead><tr><th>Status</th><th>Priority</th><th>Code</th><th>Finding</th>'
-        f"<th>Hosts</th><th>Ranks</th><th>Guide</th></tr></thead><tbody>{rows}</tbody></table>"
+    findings = report.sorted_findings()
+    problems = "".join(_finding_row(f) for f in findings if f.status is not Status.PASS)
+    passed = [f for f in findings if f.status is Status.PASS]
+    out = (
+        f'<div class="scroll"><table id="findings">{_HEAD}<tbody>{problems}</tbody></table></div>'
+        if problems
+        else '<p class="note">No problems found.</p>'
     )
+    if passed:
+        rows = "".join(_finding_row(f) for f in passed)
+        out += (
+            f'<details id="passed"><summary>{len(passed)} check(s) passed</summary>'
+            f'<div class="scroll"><table id="passed-findings">{_HEAD}<tbody>{rows}</tbody></table></div></details>'
+        )
+    return out
+
+
+def _root_box(report: Report) -> str:
+    root = report.root_cause
+    if root is None:
+        return (
+            '<div class="root none" id="root-cause"><strong>Root cause:</strong> none found</div>'
+        )
+    where = []
+    if root.ranks:
+        noun = "rank" if len(root.ranks) == 1 else "ranks"
+        where.append(f"{noun} " + ", ".join(map(str, root.ranks[:16])))
+    if root.hosts:
+        where.append(", ".join(root.hosts[:8]))
+    symptoms = [f for f in report.sorted_findings() if root.code in f.explained_by]
+    listed = "".join(
+        f'<li><a href="#finding-{_e(f.code)}"><code>{_e(f.code)}</code></a>: {_e(f.title)}</li>'
+        for f in symptoms
+    )
+    target = _anchor(root.reference)
+    guide = f' <a href="#{_e(target)}">guide: {_e(root.reference)}</a>' if target else ""
+    return (
+        f'<div class="root" id="root-cause"><strong>Root cause:</strong> <code>{_e(root.code)}</code>: '
+        f"{_e(root.title)}"
+        + (f'<div class="note">on {_e("; ".join(where))}</div>' if where else "")
+        + guide
+        + (
+            f'<div id="symptoms"><strong>Its symptoms</strong> ({len(symptoms)}):<ul>{listed}</ul></div>'
+            if symptoms
+            else ""
+        )
+        + "</div>"
+    )
+
+
+def _guide_sections(report: Report) -> str:
+    """The guide sections the findings point at, embedded so that the page needs nothing else."""
+    from hyperpod_nccl import kb
+
+    seen: dict[str, str] = {}
+    for f in report.sorted_findings():
+        target = _anchor(f.reference)
+        if target and target not in seen and f.status is not Status.PASS and f.reference:
+            seen[target] = f.reference
+    parts = []
+    for target, reference in list(seen.items())[:MAX_GUIDE_SECTIONS]:
+        section = kb.resolve(reference)
+        if section is None:
+            continue
+        # <details>: compact; browsers open one when a link targets it.
+        parts.append(
+            f'<details class="guide" id="{_e(target)}"><summary>{_e(section.title)}</summary>'
+            f'<p class="note"><code>hyperpod-nccl explain {_e(reference)}</code></p>'
+            f"<pre>{_e(section.own_markdown or section.markdown)}</pre></details>"
+        )
+    if not parts:
+        return ""
+    return '<section id="guide"><h2>Guide sections</h2>' + "".join(parts) + "</section>"
 
 
 # ---- busbw against message size -------------------------------------------------------
@@ -415,35 +528,54 @@ def _progress_view(report: Report) -> str:
     )
 
 
+def _meta(report: Report) -> str:
+    s = report.summary
+    parts = []
+    if "inputs_read" in s:
+        parts.append(f"{s.get('inputs_read', 0)} input(s)")
+        if s.get("lines"):
+            parts.append(f"{s['lines']:,} lines")
+    if report.command == "perf":
+        parts.append(f"{s.get('runs_found', 0)} nccl-tests run(s)")
+    for key in ("cluster", "region", "orchestrator", "job"):
+        if s.get(key):
+            parts.append(f"{key} {s[key]}")
+    if s.get("nodes_probed") is not None:
+        parts.append(f"{s['nodes_probed']} node(s) probed")
+    return "; ".join(parts)
+
+
+def _perf_charts(report: Report) -> list[str]:
+    """The charts of perf's summary; other commands' summaries share some key names
+    (`nodes` is a count for probe), so only perf reports draw them."""
+    if report.command != "perf":
+        return []
+    return [_busbw_chart(report), _pair_chart(report), _node_chart(report), _progress_view(report)]
+
+
 def render_html(report: Report) -> str:
-    root = report.root_cause
+    from hyperpod_nccl.report.timeline import render_timeline
+
     fails = sum(1 for f in report.findings if f.status is Status.FAIL)
-    root_html = (
-        f'<div class="root" id="root-cause"><strong>Root cause:</strong> <code>{_e(root.code)}</code>: {_e(root.title)}</div>'
-        if root
-        else '<div class="root none" id="root-cause"><strong>Root cause:</strong> none found</div>'
-    )
     not_checked = ""
     if report.not_checked:
         items = "".join(
             f"<li><code>{_e(n.check)}</code>: {_e(n.reason)}</li>" for n in report.not_checked[:200]
         )
         not_checked = f'<section id="not-checked"><h2>Not checked</h2><ul>{items}</ul></section>'
-    s = report.summary
-    meta = f"{s.get('inputs_read', 0)} input(s), {s.get('runs_found', 0)} nccl-tests run(s)"
+    meta = _meta(report)
     body = "".join(
         [
             f"<h1>hyperpod-nccl {_e(report.command)} report</h1>",
             f'<div class="meta">hyperpod-nccl {_e(__version__)}; {_e(meta)}; issues found: '
             f'<span id="issues-found">{fails}</span>. Read-only: suggested commands are printed, never run.</div>',
-            root_html,
+            _root_box(report),
+            render_timeline(report),
             '<h2 id="findings-heading">Findings</h2>',
             _findings_table(report),
-            _busbw_chart(report),
-            _pair_chart(report),
-            _node_chart(report),
-            _progress_view(report),
             not_checked,
+            *_perf_charts(report),
+            _guide_sections(report),
         ]
     )
     return (

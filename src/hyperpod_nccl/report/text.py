@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import command_groups
+from hyperpod_nccl.report.units import size_text
 
 _COLORS = {
     Status.FAIL: "\033[1;31m",
@@ -29,9 +30,8 @@ def _headline(report: Report) -> str:
     parts = [f"hyperpod-nccl {report.command}"]
     if "inputs_read" in s:
         lines = s.get("lines", 0)
-        mb = s.get("bytes", 0) / 1e6
         parts.append(
-            f"{s['inputs_read']} input(s), {lines:,} lines ({mb:,.1f} MB) scanned"
+            f"{s['inputs_read']} input(s), {lines:,} lines ({size_text(int(s.get('bytes', 0)))}) scanned"
             + (f" with {s['engine']}" if s.get("engine") else "")
         )
     for key in ("cluster", "region", "orchestrator"):
@@ -62,9 +62,9 @@ def _finding_lines(finding: Finding, color: bool, root: Finding | None) -> list[
     for ev in finding.evidence[:MAX_EVIDENCE_SHOWN]:
         lines.append(f"       {ev.source}: {ev.text}")
     if len(finding.evidence) > MAX_EVIDENCE_SHOWN:
-        lines.append(
-            f"       ... {len(finding.evidence) - MAX_EVIDENCE_SHOWN} more evidence lines in --format json"
-        )
+        more = len(finding.evidence) - MAX_EVIDENCE_SHOWN
+        noun = "line" if more == 1 else "lines"
+        lines.append(f"       ... {more} more evidence {noun} in --format json")
     if finding.suggested_commands:
         lines.append("       suggested commands (printed, never run; run them yourself):")
         for group in command_groups(finding.suggested_commands):

@@ -12,6 +12,7 @@ from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
 from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefilter, scan_stream
 from hyperpod_nccl.rules.facts import Facts
+from hyperpod_nccl.rules.firsts import FirstErrors
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
 from hyperpod_nccl.rules.paste import UNWRAP_MAX_BYTES, normalize
 
@@ -51,6 +52,7 @@ class LogAnalysis:
     builders: dict[str, FindingBuilder] = field(default_factory=dict)
     facts: Facts = field(default_factory=Facts)
     sources: list[SourceStats] = field(default_factory=list)
+    firsts: FirstErrors = field(default_factory=FirstErrors)  # for the cross-rank timeline
 
     def merge(self, later: LogAnalysis) -> None:
         """Fold in the result of scanning later input (another file, or the next byte range
@@ -61,6 +63,7 @@ class LogAnalysis:
             else:
                 self.builders[code] = builder
         self.facts.merge(later.facts)
+        self.firsts.merge(later.firsts)
         by_name = {s.name: s for s in self.sources}
         for stats in later.sources:
             mine = by_name.get(stats.name)
@@ -74,7 +77,7 @@ class LogAnalysis:
                 mine.long_lines += stats.long_lines
 
     def occurrences(self) -> list[Occurrence]:
-        found = self.facts.occurrences()
+        found = self.facts.occurrences() + self.firsts.occurrences()
         for builder in self.builders.values():
             found += builder.occurrences()
         return found
@@ -241,6 +244,8 @@ class LogAnalyzer:
             builder = FindingBuilder(self.catalog.codes[code])
             self.result.builders[code] = builder
         builder.add(occurrence, rule.id, rule.role, status, captures)
+        pid = captures.get("pid", "")
+        self.result.firsts.add(code, status, occurrence, int(pid) if pid.isdigit() else None)
         if rule.id in PROGRESS_RULES and occurrence.rank is not None:
             self.result.facts.record_progress(occurrence.rank, captures, occurrence)
         if rule.classify == "xid":

@@ -103,14 +103,55 @@ def glog_clock(line: str) -> float | None:
     """Seconds into the year of a glog stamp (`[E626 05:14:36.39 ...]`). The stamp has no year,
     so it is no timestamp: it only orders lines of one run against each other."""
     match = _GLOG.search(line[:200])
-    if match is None:
-        return None
+    return _glog_seconds(match) if match else None
+
+
+def _glog_seconds(match: re.Match[str]) -> float | None:
+    """Seconds into a 31-day-month year from (month, day, hours, minutes, seconds, fraction):
+    comparable within one run, and what glog_text prints back."""
     month, day, hours, minutes, seconds, fraction = match.groups()
     if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
         return None
     days = (int(month) - 1) * 31 + int(day) - 1
     clock = ((days * 24 + int(hours)) * 60 + int(minutes)) * 60 + int(seconds)
     return clock + (float(fraction) if fraction else 0.0)
+
+
+# PyTorch's Python logging in glog's shape, without brackets (torchrun's agent):
+# `E1130 10:31:02.424000 6201 torch/distributed/elastic/multiprocessing/api.py:1002] ...`.
+_GLOG_PY = re.compile(
+    r"(?:^|[\s:\]])[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)(\.\d{1,9})? +\d+ \S+:\d+\]"
+)
+
+
+def event_clock(line: str) -> float | None:
+    """The year-less glog clock of a line in either of PyTorch's shapes (bracketed C++ glog,
+    or the Python agent's bare form), in glog_clock's units. For placing failures of one run
+    on a time axis; the root-cause ranker keeps to glog_clock."""
+    clock = glog_clock(line)
+    if clock is not None:
+        return clock
+    match = _GLOG_PY.search(line[:200])
+    return _glog_seconds(match) if match else None
+
+
+def glog_text(clock: float) -> str:
+    """A glog clock as `MM-DD hh:mm:ss.ffffff` (no year: glog prints none)."""
+    whole = int(clock)
+    days, rest = divmod(whole, 86400)
+    month, day = divmod(days, 31)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    micros = round((clock - whole) * 1e6)
+    if micros >= 1_000_000:
+        micros = 999_999
+    return f"{month + 1:02d}-{day + 1:02d} {hours:02d}:{minutes:02d}:{seconds:02d}.{micros:06d}"
+
+
+def parse_glog_text(text: str) -> float | None:
+    """The inverse of glog_text."""
+    match = re.fullmatch(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?", text)
+    return _glog_seconds(match) if match else None
 
 
 _PASTE_MARKS = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+|`+)[ \t]*")

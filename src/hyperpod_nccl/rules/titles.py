@@ -89,8 +89,10 @@ def _oom(builder: FindingBuilder) -> str:
 
 def _crash(builder: FindingBuilder) -> str:
     if set(builder.contributions) == {"abort-signal"}:
-        return f"the process aborted (SIGABRT) {where(builder)}, as PyTorch does after a failed or timed-out collective".replace(
-            "  ", " "
+        place = where(builder)  # empty when no line named a rank or host
+        return (
+            f"the process aborted (SIGABRT){' ' + place if place else ''}, as PyTorch does "
+            "after a failed or timed-out collective"
         )
     return f"{builder.info.title} {where(builder)}".strip()
 
