@@ -14,7 +14,7 @@ import pytest
 from hyperpod_nccl.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_LOGS = ROOT / "examples" / "logs" / "oom-one-rank"
+EXAMPLE_LOGS = ROOT / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 
 
 def _cli(

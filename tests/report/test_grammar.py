@@ -14,7 +14,7 @@ from hyperpod_nccl.cli import build_parser, main
 from hyperpod_nccl.exit_codes import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_LOGS = ROOT / "examples" / "logs" / "oom-one-rank"
+EXAMPLE_LOGS = ROOT / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
 REPORT_COMMANDS = ("logs", "perf", "probe", "diagnose")
 
 

@@ -13,8 +13,8 @@ import pytest
 from hyperpod_nccl.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_LOGS = ROOT / "examples" / "logs" / "oom-one-rank"
-EXAMPLE_BUNDLE = ROOT / "examples" / "bundles" / "oom-one-rank"
+EXAMPLE_LOGS = ROOT / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
+EXAMPLE_BUNDLE = ROOT / "src" / "hyperpod_nccl" / "examples" / "bundles" / "oom-one-rank"
 RED = (0xD6, 0x27, 0x28)
 DESKTOP, PHONE = (1280, 1800), (390, 1400)
 

@@ -14,8 +14,8 @@ from hyperpod_nccl.report.timeline import build_timeline
 from hyperpod_nccl.rules.attribution import event_clock, glog_text, parse_glog_text
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_LOGS = ROOT / "examples" / "logs" / "oom-one-rank"
-EXAMPLE_BUNDLE = ROOT / "examples" / "bundles" / "oom-one-rank"
+EXAMPLE_LOGS = ROOT / "src" / "hyperpod_nccl" / "examples" / "logs" / "oom-one-rank"
+EXAMPLE_BUNDLE = ROOT / "src" / "hyperpod_nccl" / "examples" / "bundles" / "oom-one-rank"
 
 
 def test_both_of_pytorchs_glog_shapes_give_a_clock() -> None:

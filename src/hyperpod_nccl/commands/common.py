@@ -77,10 +77,11 @@ def check_inputs_exist(args: argparse.Namespace) -> None:
     """A path that is not there (a typo) is one line naming it and exit 1, before any
     analysis: a report of the other inputs would read as if the typo'd one was fine.
     Paths that exist but cannot be read in full are reported with the findings instead."""
-    given = [
-        *(getattr(args, "paths", None) or ()),
-        *([args.bundle] if getattr(args, "bundle", None) else []),
-    ]
+    paths = list(getattr(args, "paths", None) or ())
+    bundle = getattr(args, "bundle", None)
+    if paths and bundle:
+        return  # PATHs with --bundle is a usage error (exit 2) the command itself gives
+    given = [*paths, *([bundle] if bundle else [])]
     missing = [str(p) for p in given if str(p) != "-" and not os.path.lexists(str(p))]
     if missing:
         from hyperpod_nccl.report.display import display_line
