@@ -107,6 +107,7 @@ def _derive_socket_ifname(
     multi_host = len(facts.hosts) > 1
     network_trouble = any(code in builders for code in NETWORK_SYMPTOMS)
     if not (multi_host or network_trouble):
+        _derive_mixed_interfaces(facts, builders, catalog)
         return
     builder = _builder(builders, catalog, "SOCKET_IFNAME")
     for _, _, _, occ in bad[:4]:
@@ -116,6 +117,27 @@ def _derive_socket_ifname(
         "NCCL picked interfaces that cannot reach other nodes (" + ", ".join(chosen[:4]) + "); "
         "set NCCL_SOCKET_IFNAME"
     )
+
+
+def _derive_mixed_interfaces(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    """One host's NCCL lists a routable interface and a virtual or link-local one together:
+    each listed interface is a device NCCL may send a channel through, and the virtual one
+    reaches no other node. Seen from one host the job may still be single-node, so a WARN."""
+    for listed, occ in facts.interface_lists.values():
+        virtual = [
+            f"{n}:{a}" for n, a in listed if _BAD_INTERFACE.match(n) or a.lower().startswith("fe80")
+        ]
+        if virtual and len(virtual) < len(listed):
+            builder = _builder(builders, catalog, "SOCKET_IFNAME")
+            builder.add(occ, "derived-mixed-interfaces", "cause", Status.WARN, {})
+            builder.title = (
+                "NCCL uses a virtual or link-local interface (" + ", ".join(virtual[:3]) + ") "
+                "beside a routable one; channels through it reach no other node: set "
+                "NCCL_SOCKET_IFNAME to the routable interface"
+            )
+            return
 
 
 _IP_LITERAL = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-fA-F:]+\]?)$")

@@ -33,6 +33,10 @@ class Facts:
     ofi_attempted: dict[str, Occurrence] = field(default_factory=dict)
     net_plugins: dict[str, tuple[str, Occurrence]] = field(default_factory=dict)
     interfaces: dict[tuple[str, str, str], Occurrence] = field(default_factory=dict)
+    # host -> the interfaces of one NCCL "Using [0].. [1].." line that listed several
+    interface_lists: dict[str, tuple[tuple[tuple[str, str], ...], Occurrence]] = field(
+        default_factory=dict
+    )
     comm_ranks: dict[tuple[str, int, int], int] = field(default_factory=dict)
     world_size: int | None = None
     init_complete: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
@@ -81,9 +85,16 @@ class Facts:
             self.net_plugins.setdefault(key, (kind, occ))
 
     def _record_nccl_interface(self, captures: dict[str, str], occ: Occurrence) -> None:
-        key = (occ.host or occ.source, captures.get("ifname", ""), captures.get("addr", ""))
-        if len(self.interfaces) < MAX_IDENTITIES:
-            self.interfaces.setdefault(key, occ)
+        listed = [
+            (captures.get(f"ifname{n}", ""), captures.get(f"addr{n}", "")) for n in ("", "2", "3")
+        ]
+        listed = [(name, addr) for name, addr in listed if name]
+        for name, addr in listed:
+            key = (occ.host or occ.source, name, addr)
+            if len(self.interfaces) < MAX_IDENTITIES:
+                self.interfaces.setdefault(key, occ)
+        if len(listed) > 1 and len(self.interface_lists) < MAX_IDENTITIES:
+            self.interface_lists.setdefault(occ.host or occ.source, (tuple(listed), occ))
 
     def _record_nccl_comm_rank(self, captures: dict[str, str], occ: Occurrence) -> None:
         nranks = int(captures.get("nranks") or 0)
@@ -145,6 +156,7 @@ class Facts:
             "ofi_attempted",
             "net_plugins",
             "interfaces",
+            "interface_lists",
             "comm_ranks",
             "ipv6_unresolved",
         ):
@@ -176,6 +188,7 @@ class Facts:
         found += self.ofi_attempted.values()
         found += [occ for _, occ in self.net_plugins.values()]
         found += self.interfaces.values()
+        found += [occ for _, occ in self.interface_lists.values()]
         found += self.nvls.values()
         found += self.ipv6_unresolved.values()
         found += [p.occurrence for p in self.progress.values() if p.occurrence is not None]
