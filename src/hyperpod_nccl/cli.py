@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "hyperpod_nccl.commands.logs",
     "hyperpod_nccl.commands.perf",
     "hyperpod_nccl.commands.explain",
+    "hyperpod_nccl.commands.checks",
     "hyperpod_nccl.commands.probe",
     "hyperpod_nccl.commands.diagnose",
     "hyperpod_nccl.commands.diff",
