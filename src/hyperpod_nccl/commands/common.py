@@ -11,6 +11,7 @@ from typing import TextIO
 from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
+from hyperpod_nccl.report.show import DEFAULT_SHOW, SHOW
 from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
 
 # Report formats a file name implies, for `-o FILE` without `--format`.
@@ -51,6 +52,13 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         "output; .html, .json, .md and .txt set the format",
     )
     group.add_argument(
+        "--show",
+        choices=SHOW,
+        default=DEFAULT_SHOW,
+        help="what text and Markdown list: fail (FAILs and what was not checked), warn (also "
+        "WARNs; the default) or all (also PASS and INFO); JSON and HTML hold everything",
+    )
+    group.add_argument(
         "--fail-on",
         type=_priority,
         metavar="P0|P1|P2",
@@ -79,8 +87,11 @@ def check_inputs_exist(args: argparse.Namespace) -> None:
     Paths that exist but cannot be read in full are reported with the findings instead."""
     paths = list(getattr(args, "paths", None) or ())
     bundle = getattr(args, "bundle", None)
-    if paths and bundle:
-        return  # PATHs with --bundle is a usage error (exit 2) the command itself gives
+    # Sources that cannot go together are a usage error (exit 2) the command gives first:
+    # PATHs with --bundle or --example, --bundle with --cluster or --example.
+    others = [getattr(args, "example", None), getattr(args, "cluster", None)]
+    if (paths and (bundle or others[0])) or (bundle and any(others)):
+        return
     given = [*paths, *([bundle] if bundle else [])]
     missing = [str(p) for p in given if str(p) != "-" and not os.path.lexists(str(p))]
     if missing:
@@ -183,7 +194,11 @@ def write_report(text: str, args: argparse.Namespace) -> None:
 
 
 def emit(report: Report, args: argparse.Namespace, renderer: Renderer | None = None) -> int:
-    text = (renderer or render)(shown(report, args), args.format or "text", sys.stdout)
+    show = getattr(args, "show", DEFAULT_SHOW)
+    if renderer is None:
+        text = render(shown(report, args), args.format or "text", sys.stdout, show)
+    else:
+        text = renderer(shown(report, args), args.format or "text", sys.stdout)
     write_report(text, args)
     return exit_code_for(report, args.fail_on)
 

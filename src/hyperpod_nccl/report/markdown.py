@@ -6,6 +6,7 @@ import re
 
 from hyperpod_nccl.model import Report, Status
 from hyperpod_nccl.report.commands import command_groups
+from hyperpod_nccl.report.show import DEFAULT_SHOW, hidden_line, split
 
 
 def _cell(text: str) -> str:
@@ -19,10 +20,11 @@ def _fence(text: str) -> str:
     return f"{ticks}\n{text}\n{ticks}"
 
 
-def render_markdown(report: Report) -> str:
+def render_markdown(report: Report, show: str = DEFAULT_SHOW) -> str:
     root = report.root_cause
-    findings = report.sorted_findings()
-    fails = sum(1 for f in findings if f.status is Status.FAIL)
+    every = report.sorted_findings()
+    fails = sum(1 for f in every if f.status is Status.FAIL)
+    findings, hidden = split(every, show)
     out = [f"# hyperpod-nccl {report.command} report", ""]
     if root is not None:
         out.append(f"**Root cause:** `{root.code}`: {root.title}")
@@ -47,6 +49,8 @@ def render_markdown(report: Report) -> str:
                 f"| {f.status.value} | {f.priority.value} | `{f.code}`{mark} | {_cell(f.title)} "
                 f"| {ranks} | {_cell(hosts)} | {guide} |"
             )
+    if (line := hidden_line(hidden)) is not None:
+        out += ["", line]
     for f in findings:
         if f.status is not Status.FAIL and not f.evidence:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import command_groups
+from hyperpod_nccl.report.show import DEFAULT_SHOW, hidden_line, split
 from hyperpod_nccl.report.units import size_text
 
 _COLORS = {
@@ -81,7 +82,7 @@ def _finding_lines(finding: Finding, color: bool, root: Finding | None) -> list[
     return lines
 
 
-def render_text(report: Report, color: bool = False) -> str:
+def render_text(report: Report, color: bool = False, show: str = DEFAULT_SHOW) -> str:
     out = [_headline(report)]
     root = report.root_cause
     if root is not None:
@@ -91,8 +92,11 @@ def render_text(report: Report, color: bool = False) -> str:
         out.append("Root cause: none found")
     out.append("")
     findings = report.sorted_findings()
-    for finding in findings:
+    listed, hidden = split(findings, show)
+    for finding in listed:
         out.extend(_finding_lines(finding, color, root))
+    if (line := hidden_line(hidden)) is not None:
+        out.append(line)
     if report.not_checked:
         out.append("")
         out.append("Not checked:")
