@@ -43,3 +43,29 @@ def test_area_filter_and_bad_area(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["checks", "--area", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "checks: unknown --area 'nope'" in err[0]
+
+
+def _diagnose(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
+    assert cli.main(["diagnose", "--example", "sg-efa-fallback", "--format", "json", *extra]) == 0
+    document: dict[str, object] = json.loads(capsys.readouterr().out)
+    return document
+
+
+def test_check_and_skip_pick_checks_by_id_or_area_and_say_what_was_left_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    every = _diagnose(capsys)
+    assert every["root_cause"] == "SG_SELF_REFERENCE_MISSING"
+    network = _diagnose(capsys, "--check", "network")
+    codes = {f["code"] for f in network["findings"]}  # type: ignore[union-attr,index]
+    assert "SG_SELF_REFERENCE_MISSING" in codes and "EFA_COUNT_MISMATCH" not in codes
+    skipped = _diagnose(capsys, "--skip", "network.security-groups")
+    assert skipped["root_cause"] == "EFA_COUNT_MISMATCH"  # the next cause, not a silent PASS
+    reasons = [n["reason"] for n in skipped["not_checked"]]  # type: ignore[union-attr,index]
+    assert any("not run as asked: network.security-groups" in r for r in reasons)
+
+
+def test_an_unknown_check_is_one_line_with_close_names(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["diagnose", "--example", "sg-efa-fallback", "--skip", "netwrk"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no check or area 'netwrk'; did you mean network?" in err[0]

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from hyperpod_nccl.checks.selection import EVERY, Selection, parse_selection
 from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.log_analysis import analyze_logs as analyze_logs
 from hyperpod_nccl.log_analysis import is_flight_recorder_dump as is_flight_recorder_dump
@@ -41,6 +42,8 @@ def diagnose(
     save_bundle: str | None = None,
     obfuscate: bool = False,
     redact: bool = True,
+    checks: Sequence[str] = (),
+    skip: Sequence[str] = (),
 ) -> Report:
     """Diagnose a HyperPod cluster live (read-only), or replay a saved bundle with `bundle`.
 
@@ -73,10 +76,13 @@ def diagnose(
         controller_group=controller_group,
         bundle=bundle,
     )
+    selection = parse_selection(checks, skip)  # a bad name fails before any collection
     if save_bundle is not None:
         check_save_target(save_bundle, obfuscate=obfuscate, redact=redact)
     with open_snapshot(request) as snapshot:
-        report = analyze_snapshot(snapshot, bundle=bundle, saved_to=save_bundle)
+        report = analyze_snapshot(
+            snapshot, bundle=bundle, saved_to=save_bundle, selection=selection
+        )
         if save_bundle is not None:
             argv = equivalent_argv(request, save_bundle, obfuscate)
             save_escalation(
@@ -86,19 +92,23 @@ def diagnose(
 
 
 def analyze_snapshot(
-    snapshot: Snapshot, *, bundle: str | None = None, saved_to: str | None = None
+    snapshot: Snapshot,
+    *,
+    bundle: str | None = None,
+    saved_to: str | None = None,
+    selection: Selection = EVERY,
 ) -> Report:
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
     from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
     from hyperpod_nccl.bundle.items import PROBE_RESULTS
-    from hyperpod_nccl.checks import run_checks
+    from hyperpod_nccl.checks import load_checks, run_checks
     from hyperpod_nccl.checks.fill import fill_commands
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
 
     started = time.perf_counter()
     orchestrator = snapshot.meta.get("orchestrator")
     areas = DIAGNOSE_AREAS.get(orchestrator, DIAGNOSE_AREAS[None])
-    findings = run_checks(snapshot, areas)
+    findings = run_checks(snapshot, areas, selection.wants)
     findings += permission_findings(snapshot, findings)
     findings += coverage_findings(snapshot, PROBE_RESULTS)
     registry = load_registry()
@@ -115,6 +125,16 @@ def analyze_snapshot(
         for f in findings
         if f.status in (Status.SKIPPED, Status.INCOMPLETE) or f.details.get("not_checked")
     ]
+    in_scope = [s for s in load_checks().values() if s.area in areas]
+    if left_out := selection.left_out(in_scope):
+        not_checked.append(
+            NotChecked(
+                "--check/--skip",
+                f"{len(left_out)} check(s) not run as asked: "
+                + ", ".join(left_out[:12])
+                + (" ..." if len(left_out) > 12 else ""),
+            )
+        )
     # What the run collected, not what an escalation bundle added (reports, summary), so a
     # replay counts the same as the run that saved it.
     added = {SUMMARY, *REPORTS, ENVIRONMENT, VERSIONS}

@@ -64,12 +64,19 @@ def load_checks() -> dict[str, CheckSpec]:
     return REGISTRY
 
 
-def run_checks(snapshot: Snapshot, areas: Iterable[str] | None = None) -> list[Finding]:
-    """Run every registered check of the given areas; a check that breaks becomes INCOMPLETE."""
+def run_checks(
+    snapshot: Snapshot,
+    areas: Iterable[str] | None = None,
+    wants: Callable[[CheckSpec], bool] | None = None,
+) -> list[Finding]:
+    """Run every registered check of the given areas (and that `wants`, the user's --check and
+    --skip); a check that breaks becomes INCOMPLETE."""
     wanted = set(areas) if areas is not None else None
     findings: list[Finding] = []
     for spec in load_checks().values():
         if wanted is not None and spec.area not in wanted:
+            continue
+        if wants is not None and not wants(spec):
             continue
         try:
             findings.extend(spec.function(snapshot))

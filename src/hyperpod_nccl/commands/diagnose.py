@@ -7,6 +7,7 @@ import argparse
 
 from hyperpod_nccl.api import analyze_snapshot
 from hyperpod_nccl.bundle.escalation import save_requested_bundle
+from hyperpod_nccl.checks.selection import parse_selection
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
@@ -106,6 +107,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="replay an example bundle shipped with the tool: "
         + ", ".join(example_names("bundles")),
     )
+    pick = parser.add_argument_group("checks")
+    pick.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help="run only these checks or areas (hyperpod-nccl checks lists them); repeatable",
+    )
+    pick.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help="leave out these checks or areas; they are listed as not checked",
+    )
     add_output_options(parser)
     add_bundle_options(parser)
     parser.set_defaults(handler=run)
@@ -119,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             )
         args.bundle = example_path("bundles", args.example)
     check_bundle_options(args)
+    selection = parse_selection(args.check, args.skip)
     request = DiagnoseRequest(
         cluster=args.cluster,
         region=args.region,
@@ -136,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
         bundle=args.bundle,
     )
     with open_snapshot(request) as snapshot:
-        report = analyze_snapshot(snapshot, bundle=args.bundle, saved_to=args.save_bundle)
+        report = analyze_snapshot(
+            snapshot, bundle=args.bundle, saved_to=args.save_bundle, selection=selection
+        )
         code = emit(report, args)
         save_requested_bundle(report, snapshot, args)
     return code
