@@ -24,9 +24,34 @@ LOG_PREFIX = "aws/logs/streams/"
 ACCESS = "k8s/access.json"
 LOGS_INDEX = "k8s/logs_index.json"
 LOG_ROOT = "k8s/logs/"
-# Slurm over SSM, node probes
+# Slurm (local commands or over SSM)
 SLURM_INSTANCES = "slurm/instances.json"
+SLURM_CONFIG = "slurm/config.txt"
+SLURM_CONTEXT = "slurm/context.json"
+SLURM_SINFO = "slurm/sinfo.json"
+SLURM_SQUEUE = "slurm/squeue.json"
+SLURM_SQUEUE_TEXT = "slurm/squeue.txt"
+SLURM_PING = "slurm/ping.json"
+SLURM_MUNGE = "slurm/munge.json"
+SLURM_SDIAG = "slurm/sdiag.txt"
+SLURM_SHOW_NODE = "slurm/scontrol_show_node.txt"
+SLURM_LOGIND_PREFIX = "slurm/logind/"
+SLURM_LOGIND_CONTROLLER = "slurm/logind/controller.json"
+SLURM_JOB_OUTPUT_PREFIX = "slurm/job_output/"
+# Node probes
 PROBE_RESULTS = "probes/index.json"
+PROBE_TARGETS = "probes/targets.json"
+NODES_PREFIX = "nodes/"
+
+
+def node_item(node: str, probe: str) -> str:
+    """One probe's output on one node: `nodes/NODE/PROBE.txt`."""
+    return f"{NODES_PREFIX}{node}/{probe}.txt"
+
+
+def node_session(node: str) -> str:
+    """How the probe session on a node went: `nodes/NODE/session.json`."""
+    return f"{NODES_PREFIX}{node}/session.json"
 
 
 def list_item(kind: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hyperpod_nccl import kb
+from hyperpod_nccl.bundle.items import node_item, node_session
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.catalog import get_probe
 from hyperpod_nccl.snapshot import Snapshot
@@ -32,7 +33,7 @@ def nodes_in(snapshot: Snapshot) -> list[str]:
 
 
 def reached(snapshot: Snapshot, node: str) -> bool:
-    return snapshot.has(f"nodes/{node}/session.json")
+    return snapshot.has(node_session(node))
 
 
 def reached_nodes(snapshot: Snapshot) -> list[str]:
@@ -40,7 +41,7 @@ def reached_nodes(snapshot: Snapshot) -> list[str]:
 
 
 def output(snapshot: Snapshot, node: str, probe_id: str) -> str | None:
-    return snapshot.get_text(f"nodes/{node}/{probe_id}.txt")
+    return snapshot.get_text(node_item(node, probe_id))
 
 
 def parsed(snapshot: Snapshot, node: str, probe_id: str, parser: Callable[[str], T]) -> T | None:
@@ -49,7 +50,7 @@ def parsed(snapshot: Snapshot, node: str, probe_id: str, parser: Callable[[str],
 
 
 def why_missing(snapshot: Snapshot, node: str, probe_id: str) -> str:
-    reason = snapshot.why_missing(f"nodes/{node}/{probe_id}.txt") or "not collected"
+    reason = snapshot.why_missing(node_item(node, probe_id)) or "not collected"
     return f"{get_probe(probe_id).title}: {reason}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from hyperpod_nccl.bundle.items import node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -49,7 +50,7 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                 "is not an EFA GPU or Trainium type",
             )
             continue
-        src = f"nodes/{node}/efa_devices.txt"
+        src = node_item(node, "efa_devices")
         if expected and count == 0 and modules is not None and "efa" not in modules.loaded:
             results.problem(
                 node,
@@ -57,7 +58,7 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0,
                 f"the efa kernel module is not loaded on this {itype}: NCCL will fall back to TCP sockets",
                 code="EFA_TCP_FALLBACK",
-                evidence=[(f"nodes/{node}/kernel_modules.txt", "efa not in /proc/modules")],
+                evidence=[(node_item(node, "kernel_modules"), "efa not in /proc/modules")],
                 commands=[
                     SuggestedCommand(
                         "see the driver's load errors",
@@ -90,7 +91,7 @@ def check_efa(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0,
                 f"{count} EFA devices but libfabric finds no EFA provider ({fi.error or 'no efa endpoints'}): NCCL will use TCP sockets",
                 code="EFA_TCP_FALLBACK",
-                evidence=[(f"nodes/{node}/fi_info.txt", fi.error or "no 'provider: efa' entries")],
+                evidence=[(node_item(node, "fi_info"), fi.error or "no 'provider: efa' entries")],
                 commands=[
                     SuggestedCommand(
                         "list EFA endpoints with libfabric's debug output",
@@ -126,7 +127,7 @@ def check_ofi_nccl(snapshot: Snapshot) -> list[Finding]:
                 "no aws-ofi-nccl library (libnccl-net-ofi.so or libnccl-net.so) on the host: the training container must bring its own, or NCCL uses TCP sockets",
                 evidence=[
                     (
-                        f"nodes/{node}/ofi_nccl.txt",
+                        node_item(node, "ofi_nccl"),
                         "no libnccl-net*.so under /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl or the system library paths",
                     )
                 ],
@@ -183,8 +184,8 @@ def check_gpudirect(snapshot: Snapshot) -> list[Finding]:
                 f"(kernel {info.get('kernel')}, {'open' if open_module else 'proprietary'} NVIDIA kernel module): "
                 "NCCL over EFA may copy through host memory",
                 evidence=[
-                    (f"nodes/{node}/host_info.txt", info.get("nvidia_driver", "")),
-                    (f"nodes/{node}/host_info.txt", f"kernel: {info.get('kernel')}"),
+                    (node_item(node, "host_info"), info.get("nvidia_driver", "")),
+                    (node_item(node, "host_info"), f"kernel: {info.get('kernel')}"),
                 ],
             )
     return results.emit()

@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 
+from hyperpod_nccl.bundle.items import node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -81,7 +82,7 @@ def check_gpu_inventory(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P0,
                 f"nvidia-smi cannot reach the GPUs: {inv.error}",
-                evidence=[(f"nodes/{node}/gpu_inventory.txt", inv.error)],
+                evidence=[(node_item(node, "gpu_inventory"), inv.error)],
                 commands=recovery_commands(node, "reboot"),
                 details={"bus_ids": inv.error_bus_ids},
             )
@@ -95,7 +96,7 @@ def check_gpu_inventory(snapshot: Snapshot) -> list[Finding]:
                 f"{len(inv.gpus)} GPUs visible, {instance_type(snapshot, node)} has {expected}: a GPU fell off the bus or failed to initialise",
                 code="GPU_XID",
                 evidence=[
-                    (f"nodes/{node}/gpu_inventory.txt", f"{g.index} {g.name} {g.bus_id}")
+                    (node_item(node, "gpu_inventory"), f"{g.index} {g.name} {g.bus_id}")
                     for g in inv.gpus
                 ],
                 commands=recovery_commands(node, "replace"),
@@ -139,7 +140,7 @@ def _xid_finding(node: str, xid: int, events: list[KernelEvent], results: NodeRe
         priority,
         f"Xid {xid} ({info.name}) x{len(events)} on GPU {', '.join(gpus)}: {info.meaning}; {verdict}",
         code=info.code,
-        evidence=[(f"nodes/{node}/kernel_log.txt", e.line) for e in events[:3]],
+        evidence=[(node_item(node, "kernel_log"), e.line) for e in events[:3]],
         commands=recovery_commands(node, info.action) if info.hardware else [],
         details={
             "xid": xid,
@@ -183,7 +184,7 @@ def check_xid(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0,
                 f"GPU {', '.join(sorted({e.pci for e in lost}))} has fallen off the bus (no Xid 79 logged)",
                 code="GPU_XID",
-                evidence=[(f"nodes/{node}/kernel_log.txt", e.line) for e in lost[:3]],
+                evidence=[(node_item(node, "kernel_log"), e.line) for e in lost[:3]],
                 commands=recovery_commands(node, "reboot"),
             )
         fatal = [e for e in sxids if e.fatal]
@@ -194,7 +195,7 @@ def check_xid(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0,
                 f"NVSwitch fatal SXid {', '.join(sorted({str(e.number) for e in fatal}))} x{len(fatal)}",
                 code="NVLINK_ERROR",
-                evidence=[(f"nodes/{node}/kernel_log.txt", e.line) for e in fatal[:3]],
+                evidence=[(node_item(node, "kernel_log"), e.line) for e in fatal[:3]],
                 commands=recovery_commands(node, "reset"),
             )
         elif sxids:
@@ -204,7 +205,7 @@ def check_xid(snapshot: Snapshot) -> list[Finding]:
                 Priority.P2,
                 f"NVSwitch non-fatal SXid {', '.join(sorted({str(e.number) for e in sxids}))} x{len(sxids)}",
                 code="NVLINK_ERROR",
-                evidence=[(f"nodes/{node}/kernel_log.txt", e.line) for e in sxids[:3]],
+                evidence=[(node_item(node, "kernel_log"), e.line) for e in sxids[:3]],
             )
         if not (by_xid or lost or sxids):
             window = f"since {since:%Y-%m-%d %H:%M}Z" if since else "in the whole log"
@@ -219,7 +220,7 @@ def check_gpu_ecc(snapshot: Snapshot) -> list[Finding]:
         if q.error and not q.gpus:
             results.skip(node, f"nvidia-smi -q failed: {q.error}")
             continue
-        src = f"nodes/{node}/gpu_ecc.txt"
+        src = node_item(node, "gpu_ecc")
         bad = False
         for g in q.gpus:
             label = f"GPU {g.bus_id}"
@@ -349,7 +350,7 @@ def check_nvlink(snapshot: Snapshot) -> list[Finding]:
                     Status.FAIL,
                     Priority.P0,
                     f"GPU {idx} ({g.name}): NVLink {which} inactive",
-                    evidence=[(f"nodes/{node}/nvlink_status.txt", f"GPU {idx}: {which} inactive")],
+                    evidence=[(node_item(node, "nvlink_status"), f"GPU {idx}: {which} inactive")],
                     commands=recovery_commands(node, "reset"),
                 )
         for idx, g in sorted(counters.items()):
@@ -367,7 +368,7 @@ def check_nvlink(snapshot: Snapshot) -> list[Finding]:
                     Priority.P1,
                     f"GPU {idx}: NVLink error counters are not zero ({len(nonzero)} counters); a rising count means a degrading link",
                     evidence=[
-                        (f"nodes/{node}/nvlink_errors.txt", f"{k}: {v}")
+                        (node_item(node, "nvlink_errors"), f"{k}: {v}")
                         for k, v in list(nonzero.items())[:5]
                     ],
                     details={"counters": nonzero},
@@ -400,7 +401,7 @@ def check_topology(snapshot: Snapshot) -> list[Finding]:
                 Priority.P1,
                 f"{len(missing)} GPU pair(s) without NVLink while the others have it: {', '.join(f'{a}-{b} {topo.links[(a, b)]}' for a, b in missing[:4])}",
                 evidence=[
-                    (f"nodes/{node}/gpu_topology.txt", f"{a} {b} {topo.links[(a, b)]}")
+                    (node_item(node, "gpu_topology"), f"{a} {b} {topo.links[(a, b)]}")
                     for a, b in missing[:3]
                 ],
                 details={"pairs": [f"{a}-{b}:{topo.links[(a, b)]}" for a, b in missing]},
@@ -445,7 +446,7 @@ def check_dcgm(snapshot: Snapshot) -> list[Finding]:
                     code="GPU_ECC" if memory else "DCGM_HEALTH",
                     evidence=[
                         (
-                            f"nodes/{node}/{probe_id}.txt",
+                            node_item(node, probe_id),
                             f"{row.name} | {row.result} {row.detail}"[:300],
                         )
                     ],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from hyperpod_nccl.bundle.items import node_item, node_session
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -49,7 +50,7 @@ def check_reachability(snapshot: Snapshot) -> list[Finding]:
     by_reason: dict[str, list[str]] = defaultdict(list)
     for node in nodes_in(snapshot):
         if not reached(snapshot, node):
-            reason = snapshot.why_missing(f"nodes/{node}/session.json") or "not probed"
+            reason = snapshot.why_missing(node_session(node)) or "not probed"
             by_reason[reason].append(node)
     return [
         Finding(
@@ -117,7 +118,7 @@ def check_limits(snapshot: Snapshot) -> list[Finding]:
                 ),
                 evidence=[
                     (
-                        f"nodes/{node}/processes.txt",
+                        node_item(node, "processes"),
                         f"pid {p.pid} {p.comm}: Max locked memory soft {p.memlock.soft if p.memlock else '?'}",
                     )
                     for p in finite[:3]
@@ -214,7 +215,7 @@ def check_stale_shm(snapshot: Snapshot) -> list[Finding]:
                 Priority.P2,
                 f"{len(shm.nccl_files)} NCCL segment(s) ({human_size(total)}) left in /dev/shm with no NCCL process running",
                 evidence=[
-                    (f"nodes/{node}/shm.txt", f"{f.name} {f.size} bytes owner {f.owner}")
+                    (node_item(node, "shm"), f"{f.name} {f.size} bytes owner {f.owner}")
                     for f in shm.nccl_files[:3]
                 ],
                 commands=[
@@ -245,7 +246,7 @@ def check_removeipc(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P1,
                 f"RemoveIPC=yes ({setting.source}) on a Slurm node: logind deletes a user's shared memory when their last session ends, under a running job",
-                evidence=[(f"nodes/{node}/removeipc.txt", f"RemoveIPC=yes ({setting.source})")],
+                evidence=[(node_item(node, "removeipc"), f"RemoveIPC=yes ({setting.source})")],
                 commands=[
                     SuggestedCommand(
                         "show the effective logind settings",
@@ -273,7 +274,7 @@ def check_firewall(snapshot: Snapshot) -> list[Finding]:
         ports = ", ".join(f"{lo}-{hi}" if lo != hi else str(lo) for lo, hi in fw.nccl_ports())
         blocking = fw_parser.blocking_rules(fw)
         policies = fw_parser.dropping_policies(fw)
-        src = f"nodes/{node}/firewall.txt"
+        src = node_item(node, "firewall")
         if blocking:
             results.problem(
                 node,
@@ -320,7 +321,7 @@ def check_pci_acs(snapshot: Snapshot) -> list[Finding]:
                 f"ACS request/completion redirect enabled on {len(bridges)} PCIe bridge(s) ({', '.join(b.address for b in bridges[:4])}): GPU peer-to-peer goes through the root complex",
                 evidence=[
                     (
-                        f"nodes/{node}/pci_acs.txt",
+                        node_item(node, "pci_acs"),
                         f"{b.address} {b.description[:60]} ReqRedir+ / CmpltRedir+",
                     )
                     for b in bridges[:3]
@@ -448,7 +449,7 @@ def check_versions(snapshot: Snapshot) -> list[Finding]:
                 f"training processes on this node load different NCCL versions: {', '.join(loaded)}",
                 code="NCCL_VERSION_MISMATCH",
                 evidence=[
-                    (f"nodes/{node}/processes.txt", f"pid {p.pid}: {p.nccl_lib} {p.nccl_version}")
+                    (node_item(node, "processes"), f"pid {p.pid}: {p.nccl_lib} {p.nccl_version}")
                     for p in procs[:4]
                 ],
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from hyperpod_nccl.bundle.items import node_session
 from hyperpod_nccl.checks import run_checks
 from hyperpod_nccl.checks.node_common import nodes_in, reached
 from hyperpod_nccl.codes import load_registry
@@ -32,7 +33,7 @@ def node_findings_summary(report: Report) -> dict[str, Any]:
 def node_report(snapshot: Snapshot, command: str = "probe") -> Report:
     nodes = nodes_in(snapshot)
     unreachable = {
-        n: snapshot.why_missing(f"nodes/{n}/session.json") or "not probed"
+        n: snapshot.why_missing(node_session(n)) or "not probed"
         for n in nodes
         if not reached(snapshot, n)
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl import root_cause
+from hyperpod_nccl.bundle.items import PROBE_TARGETS
 from hyperpod_nccl.checks.common import finding, listed, plural
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot, missing_kind
@@ -136,7 +137,7 @@ def coverage_findings(snapshot: Snapshot, probe_item: str) -> list[Finding]:
     if snapshot.has(probe_item):
         return result
     reason = snapshot.why_missing(probe_item) or "not collected"
-    targets = (snapshot.get_json("probes/targets.json") or {}).get("targets", [])
+    targets = (snapshot.get_json(PROBE_TARGETS) or {}).get("targets", [])
     kind = missing_kind(reason)
     # The probes' permission is the one that is not read-only, so the user is told which
     # checks it buys (operations-reference.md#node-probe-iam-policy).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hyperpod_nccl.bundle.items import SLURM_CONFIG, SLURM_CONTEXT
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -22,7 +23,7 @@ from hyperpod_nccl.snapshot import Snapshot
 
 
 def _config(snapshot: Snapshot) -> dict[str, str] | None:
-    text = snapshot.get_text("slurm/config.txt")
+    text = snapshot.get_text(SLURM_CONFIG)
     return parse_show_config(text) if text is not None else None
 
 
@@ -32,7 +33,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
     settings = _config(snapshot)
     code, anchor = "SLURM_MEMLOCK_NOT_PROPAGATED", "slurm-memlock-not-propagated"
     if settings is None:
-        return [missing(code, "memlock propagation", snapshot, "slurm/config.txt", anchor)]
+        return [missing(code, "memlock propagation", snapshot, SLURM_CONFIG, anchor)]
     propagation = memlock_propagation(settings)
     shown = (
         f"PropagateResourceLimits={propagation.limits or 'ALL (default)'}, "
@@ -50,7 +51,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                 evidence=evidence,
             )
         ]
-    context = json_item(snapshot, "slurm/context.json") or {}
+    context = json_item(snapshot, SLURM_CONTEXT) or {}
     limits = context.get("submit_rlimit_memlock")
     fix = SuggestedCommand(
         purpose="stop copying the submit shell's memlock limit into jobs (slurm.conf on the controller)",
@@ -86,7 +87,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                 hosts=[str(context.get("host"))],
                 evidence=[
                     *evidence,
-                    Evidence("slurm/context.json", f"submit shell memlock soft={soft_kib} KiB"),
+                    Evidence(SLURM_CONTEXT, f"submit shell memlock soft={soft_kib} KiB"),
                 ],
                 suggested_commands=[check_cmd, fix],
             )
@@ -120,7 +121,7 @@ def task_plugin(snapshot: Snapshot) -> list[Finding]:
     settings = _config(snapshot)
     code, anchor = "SLURM_TASK_PLUGIN", "slurm-task-plugin"
     if settings is None:
-        return [missing(code, "TaskPlugin", snapshot, "slurm/config.txt", anchor)]
+        return [missing(code, "TaskPlugin", snapshot, SLURM_CONFIG, anchor)]
     value = settings.get("TaskPlugin", "")
     plugins = {p.strip() for p in value.split(",") if p.strip()}
     evidence = [
@@ -159,7 +160,7 @@ def script_environment(snapshot: Snapshot) -> list[Finding]:
     settings = _config(snapshot)
     code, anchor = "SLURM_PROLOG_ENV", "slurm-prolog-env"
     if settings is None:
-        return [missing(code, "prolog and epilog scripts", snapshot, "slurm/config.txt", anchor)]
+        return [missing(code, "prolog and epilog scripts", snapshot, SLURM_CONFIG, anchor)]
     unread: list[str] = []
     variables = []
     for setting, paths in script_paths(settings).items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hyperpod_nccl.bundle.items import SLURM_MUNGE, SLURM_PING
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -20,11 +21,9 @@ _CONTROLLER = re.compile(r"Slurmctld\((\w+)\) at (\S+) is (UP|DOWN)")
 @check("slurm.controller", AREA, ["SLURMCTLD_DOWN", "SLURM_COMMAND_TIMEOUT"])
 def controller(snapshot: Snapshot) -> list[Finding]:
     """Is slurmctld answering? (`scontrol ping`)"""
-    ping = json_item(snapshot, "slurm/ping.json")
+    ping = json_item(snapshot, SLURM_PING)
     if ping is None:
-        return [
-            missing("SLURMCTLD_DOWN", "slurmctld", snapshot, "slurm/ping.json", "slurmctld-down")
-        ]
+        return [missing("SLURMCTLD_DOWN", "slurmctld", snapshot, SLURM_PING, "slurmctld-down")]
     source = f"slurm/ping.json ({' '.join(ping['argv'])} on {ping['host']})"
     output = (ping.get("stdout") or "") + (ping.get("stderr") or "")
     evidence = [Evidence(source, line.strip()) for line in output.splitlines() if line.strip()][:5]
@@ -93,13 +92,9 @@ def _ping_command() -> SuggestedCommand:
 @check("slurm.munge", AREA, ["SLURM_MUNGE_FAILED"])
 def munge(snapshot: Snapshot) -> list[Finding]:
     """Can this host create a munge credential? Every Slurm message is signed with one."""
-    record = json_item(snapshot, "slurm/munge.json")
+    record = json_item(snapshot, SLURM_MUNGE)
     if record is None:
-        return [
-            missing(
-                "SLURM_MUNGE_FAILED", "munge", snapshot, "slurm/munge.json", "slurm-munge-failed"
-            )
-        ]
+        return [missing("SLURM_MUNGE_FAILED", "munge", snapshot, SLURM_MUNGE, "slurm-munge-failed")]
     source = f"slurm/munge.json (munge -n on {record['host']})"
     if record.get("rc") == 0 and (record.get("stdout") or "").startswith("MUNGE:"):
         return [

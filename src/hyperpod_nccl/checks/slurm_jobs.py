@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from hyperpod_nccl.bundle.items import SLURM_CONTEXT, SLURM_JOB_OUTPUT_PREFIX
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm import suggestions
@@ -27,7 +28,7 @@ from hyperpod_nccl.snapshot import Snapshot
 
 
 def _collected_at(snapshot: Snapshot) -> int | None:
-    context = json_item(snapshot, "slurm/context.json") or {}
+    context = json_item(snapshot, SLURM_CONTEXT) or {}
     value = context.get("collected_at")
     return int(value) if isinstance(value, (int, float)) else None
 
@@ -152,7 +153,7 @@ def _pending_commands(jobs: list[SlurmJob], hosts: list[str]) -> list[SuggestedC
 
 def _job_groups(snapshot: Snapshot) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = defaultdict(list)
-    for name in snapshot.names("slurm/job_output/"):
+    for name in snapshot.names(SLURM_JOB_OUTPUT_PREFIX):
         group = name.split("/")[2]
         groups[group].append(name)
     return groups

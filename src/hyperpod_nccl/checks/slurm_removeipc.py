@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hyperpod_nccl.bundle.items import SLURM_LOGIND_PREFIX, node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -26,9 +27,9 @@ def _compute_hosts(snapshot: Snapshot) -> set[str] | None:
 def removeipc(snapshot: Snapshot) -> list[Finding]:
     """systemd-logind's RemoveIPC on the hosts read: `yes` deletes jobs' shared memory."""
     code, anchor = "SLURM_REMOVEIPC", "slurm-removeipc"
-    names = [n for n in snapshot.names("slurm/logind/") if n.endswith(".json")]
+    names = [n for n in snapshot.names(SLURM_LOGIND_PREFIX) if n.endswith(".json")]
     if not names:
-        return [missing(code, "RemoveIPC", snapshot, "slurm/logind/", anchor)]
+        return [missing(code, "RemoveIPC", snapshot, SLURM_LOGIND_PREFIX, anchor)]
     compute = _compute_hosts(snapshot)
     findings = []
     for name in names:
@@ -37,7 +38,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
             findings.append(missing(code, "RemoveIPC", snapshot, name, anchor))
             continue
         host = str(record.get("host"))
-        if snapshot.has(f"nodes/{host}/removeipc.txt"):
+        if snapshot.has(node_item(host, "removeipc")):
             continue  # the node probe's check (node.removeipc) reports this host
         if record.get("errors"):
             problems = "; ".join(f"{p}: {why}" for p, why in record["errors"].items())

@@ -16,6 +16,7 @@ from hyperpod_nccl.bundle.items import (
     EKS_CLUSTER,
     NODES,
     PROBE_RESULTS,
+    PROBE_TARGETS,
     eks_cluster_name,
     list_item,
 )
@@ -39,7 +40,7 @@ from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
 from hyperpod_nccl.kube.objects import items, spec
 from hyperpod_nccl.snapshot import Snapshot
 
-PROBE_TARGETS = "probes/targets.json"
+PROBE_TARGETS = PROBE_TARGETS
 
 
 @dataclass

@@ -31,6 +31,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hyperpod_nccl.bundle.items import (
+    SLURM_CONFIG,
+    SLURM_CONTEXT,
+    SLURM_MUNGE,
+    SLURM_PING,
+    SLURM_SDIAG,
+    SLURM_SHOW_NODE,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+    SLURM_SQUEUE_TEXT,
+)
 from hyperpod_nccl.collect.runner import CommandResult, CommandRunner, LocalRunner
 from hyperpod_nccl.safeio import UnreadableInput, open_regular, walk_files
 from hyperpod_nccl.slurm.config import parse_show_config, script_paths
@@ -168,22 +179,22 @@ def collect_slurm(
     own_logind = LOGIND_COMMANDS if logind_runners is None else ()
     _prefetch(collector, [*FIRST_COMMANDS, *own_logind], STATE_COMMANDS)
     _collect_context(collector)
-    collector.record("slurm/munge.json", ["munge", "-n"])
-    ping = collector.record("slurm/ping.json", ["scontrol", "ping"])
+    collector.record(SLURM_MUNGE, ["munge", "-n"])
+    ping = collector.record(SLURM_PING, ["scontrol", "ping"])
     controller_problem = _controller_problem(ping)
     if controller_problem:
         for name in (
-            "slurm/sinfo.json",
-            "slurm/squeue.json",
-            "slurm/config.txt",
-            "slurm/sdiag.txt",
+            SLURM_SINFO,
+            SLURM_SQUEUE,
+            SLURM_CONFIG,
+            SLURM_SDIAG,
         ):
             snapshot.missing(name, controller_problem, "slurmctld")
     else:
         _collect_nodes(collector)
         _collect_jobs(collector)
-        config = collector.output("slurm/config.txt", ["scontrol", "show", "config"])
-        collector.output("slurm/sdiag.txt", ["sdiag"])
+        config = collector.output(SLURM_CONFIG, ["scontrol", "show", "config"])
+        collector.output(SLURM_SDIAG, ["sdiag"])
         if config is not None and config.rc == 0:
             _collect_scripts(collector, parse_show_config(config.stdout))
     for target in logind_runners if logind_runners is not None else [runner]:
@@ -211,7 +222,7 @@ def _collect_context(collector: _Collector) -> None:
         # propagates MEMLOCK.
         soft, hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)
         context["submit_rlimit_memlock"] = {"soft": _limit(soft), "hard": _limit(hard)}
-    collector.snapshot.put_json("slurm/context.json", context, "hyperpod-nccl")
+    collector.snapshot.put_json(SLURM_CONTEXT, context, "hyperpod-nccl")
 
 
 def _limit(value: int) -> int | None:
@@ -256,9 +267,9 @@ def _json_or_text(
 def _collect_nodes(collector: _Collector) -> None:
     _json_or_text(
         collector,
-        "slurm/sinfo.json",
+        SLURM_SINFO,
         ["sinfo", "--json"],
-        "slurm/scontrol_show_node.txt",
+        SLURM_SHOW_NODE,
         ["scontrol", "show", "node", "-o"],
     )
 
@@ -266,9 +277,9 @@ def _collect_nodes(collector: _Collector) -> None:
 def _collect_jobs(collector: _Collector) -> None:
     _json_or_text(
         collector,
-        "slurm/squeue.json",
+        SLURM_SQUEUE,
         ["squeue", "--json"],
-        "slurm/squeue.txt",
+        SLURM_SQUEUE_TEXT,
         ["squeue", "-h", "-o", SQUEUE_FORMAT],
     )
 

@@ -49,7 +49,17 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hyperpod_nccl.bundle.items import NODE_DETAIL, NODES, SLURM_INSTANCES
+from hyperpod_nccl.bundle.items import (
+    NODE_DETAIL,
+    NODES,
+    SLURM_CONFIG,
+    SLURM_INSTANCES,
+    SLURM_LOGIND_CONTROLLER,
+    SLURM_MUNGE,
+    SLURM_PING,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+)
 from hyperpod_nccl.collect.probes import DEFAULT_START_RATE, RateLimiter
 from hyperpod_nccl.collect.recorder import Recorder
 from hyperpod_nccl.collect.runner import (
@@ -80,12 +90,12 @@ LOCAL_PING_TIMEOUT_S = 10.0
 FIRST_SESSION_TIMEOUT_S = 60.0
 # The items the Slurm checks read; recorded missing, with the reason, when Slurm is not reached.
 SLURM_ITEMS = (
-    "slurm/ping.json",
-    "slurm/munge.json",
-    "slurm/sinfo.json",
-    "slurm/squeue.json",
-    "slurm/config.txt",
-    "slurm/logind/controller.json",
+    SLURM_PING,
+    SLURM_MUNGE,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+    SLURM_CONFIG,
+    SLURM_LOGIND_CONTROLLER,
 )
 
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from hyperpod_nccl.bundle.items import SLURM_JOB_OUTPUT_PREFIX
 from hyperpod_nccl.bundle.logs import LOGS_PREFIX, log_items
 from hyperpod_nccl.bundle.snapshot import MANIFEST, BundleError, Snapshot
 from hyperpod_nccl.exit_codes import InputError
@@ -81,7 +82,7 @@ def _bundle_logs(snapshot: Snapshot) -> list[LogSource]:
         if name.startswith(LOGS_PREFIX):
             given = snapshot.items[name].source or _NUMBERED.sub("", name)
             scope = _scope(PurePosixPath(given).name)
-        elif name.startswith(("k8s/logs/", "slurm/job_output/")):
+        elif name.startswith(("k8s/logs/", SLURM_JOB_OUTPUT_PREFIX)):
             scope = _scope(PurePosixPath(name).name)
         else:
             continue  # CloudWatch streams repeat the pod logs and the lifecycle scripts

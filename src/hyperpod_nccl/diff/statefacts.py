@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hyperpod_nccl.bundle.items import SLURM_CONFIG, SLURM_SINFO, node_item
 from hyperpod_nccl.checks.jobsel import job_groups
 from hyperpod_nccl.diff.facts import Facts
 from hyperpod_nccl.diff.sides import stable_name
@@ -39,8 +40,8 @@ NETPOLS = "k8s/networkpolicies.json"
 CLUSTER = "aws/sagemaker/describe_cluster.json"
 CLUSTER_NODES = "aws/sagemaker/list_cluster_nodes.json"
 SECURITY_GROUPS = "aws/ec2/describe_security_groups.json"
-SLURM_CONFIG = "slurm/config.txt"
-SINFO = "slurm/sinfo.json"
+SLURM_CONFIG = SLURM_CONFIG
+SINFO = SLURM_SINFO
 HEALTH_LABELS = (
     "sagemaker.amazonaws.com/node-health-status",
     "sagemaker.amazonaws.com/deep-health-check-status",
@@ -220,14 +221,14 @@ def _probes(snapshot: Snapshot, facts: Facts) -> None:
     nodes = sorted({n.split("/")[1] for n in snapshot.names("nodes/") if n.count("/") >= 2})
     for node in nodes:
         source = f"nodes/{node}"
-        smi = snapshot.get_text(f"nodes/{node}/gpu_inventory.txt")
+        smi = snapshot.get_text(node_item(node, "gpu_inventory"))
         if smi is not None:
             inventory = gpu_parser.parse_smi_table(smi)
             if inventory.driver_version:
                 facts.add("version", "NVIDIA driver", node, inventory.driver_version, source)
             if inventory.cuda_version:
                 facts.add("version", "CUDA (driver)", node, inventory.cuda_version, source)
-        text = snapshot.get_text(f"nodes/{node}/versions.txt")
+        text = snapshot.get_text(node_item(node, "versions"))
         if text is None:
             continue
         versions = host_parser.parse_versions(text)

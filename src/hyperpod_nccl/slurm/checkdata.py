@@ -6,6 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from hyperpod_nccl.bundle.items import (
+    SLURM_CONTEXT,
+    SLURM_SHOW_NODE,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+    SLURM_SQUEUE_TEXT,
+)
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.slurm.jobs import (
     SlurmJob,
@@ -55,7 +62,7 @@ def missing(code: str, what: str, snapshot: Snapshot, name: str, anchor: str) ->
 
 
 def _host(snapshot: Snapshot) -> str:
-    context = json_item(snapshot, "slurm/context.json") or {}
+    context = json_item(snapshot, SLURM_CONTEXT) or {}
     return str(context.get("host") or "")
 
 
@@ -85,8 +92,8 @@ def load_nodes(snapshot: Snapshot) -> tuple[list[SlurmNode] | None, str, str]:
     return load_first(
         snapshot,
         [
-            ("slurm/sinfo.json", parse_sinfo_json),
-            ("slurm/scontrol_show_node.txt", parse_scontrol_nodes),
+            (SLURM_SINFO, parse_sinfo_json),
+            (SLURM_SHOW_NODE, parse_scontrol_nodes),
         ],
     )
 
@@ -94,5 +101,5 @@ def load_nodes(snapshot: Snapshot) -> tuple[list[SlurmNode] | None, str, str]:
 def load_jobs(snapshot: Snapshot) -> tuple[list[SlurmJob] | None, str, str]:
     return load_first(
         snapshot,
-        [("slurm/squeue.json", parse_squeue_json), ("slurm/squeue.txt", parse_squeue_text)],
+        [(SLURM_SQUEUE, parse_squeue_json), (SLURM_SQUEUE_TEXT, parse_squeue_text)],
     )
