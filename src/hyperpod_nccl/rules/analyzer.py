@@ -108,6 +108,11 @@ class LogAnalyzer:
         self._order = 0
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
+        # Lines of the current source that were context-only and added nothing new: the same
+        # bytes again (NCCL repeats its init lines for every communicator) add nothing
+        # either, so they are counted without a second look.
+        self._repeats: set[bytes] = set()
+        self._repeats_of: tuple[str, int | None, str | None] | None = None
 
     def scan(self, name: str, stream: BinaryIO, lines_before: int = 0) -> ScanStats:
         """Scan one input (or, with `lines_before`, the rest of one after that many lines);
@@ -175,6 +180,12 @@ class LogAnalyzer:
     def _process(
         self, source: str, hit: LineHit, default_rank: int | None, default_host: str | None
     ) -> bool:
+        repeats = self._repeats
+        if self._repeats_of != (source, default_rank, default_host):
+            repeats.clear()
+            self._repeats_of = (source, default_rank, default_host)
+        elif hit.raw in repeats:
+            return True
         verdict = self._verdict(hit)
         if verdict.skip or verdict.context is None:
             return False
@@ -182,6 +193,10 @@ class LogAnalyzer:
         rank = ctx.rank if ctx.rank is not None else default_rank
         host = ctx.host or default_host
         if verdict.primary is None and self._known_facts(verdict, rank, host, ctx, source, hit):
+            # Init completion keeps its last line number: those lines must be looked at.
+            completes = any(r.emits == "nccl_init_complete" for r, _ in verdict.contexts)
+            if not completes and len(repeats) < MEMO_ENTRIES:
+                repeats.add(hit.raw)
             return True
         self._order += 1
         occurrence = Occurrence(

@@ -8,6 +8,7 @@ than a chunk is scanned in chunk-sized pieces.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -16,7 +17,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Protocol
 
+from hyperpod_nccl.rules.anchors import AnchorIndex
 from hyperpod_nccl.rules.catalog import Rule
+from hyperpod_nccl.rules.literals import Literals, required_literals
 from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
 
@@ -50,22 +53,52 @@ class Prefilter(Protocol):
 
 
 class RegexPrefilter:
-    """Pure-Python fallback: one compiled bytes regex per rule."""
+    """Pure-Python fallback: one compiled bytes regex per rule, run only on the lines that
+    hold one of the rule's required literals (rules/literals.py), found for all rules in one
+    regex pass (rules/anchors.py). A rule with no usable literal is searched over the whole
+    buffer. The hits are those a whole-buffer search of every rule would give: no prefilter
+    match can span lines, and each holds one of its rule's literals."""
 
     name = "re"
     ordered = False
 
     def __init__(self, rules: Sequence[Rule]) -> None:
-        self._compiled = [
-            (rule.index, re.compile(prefilter_pattern(rule.pattern).encode(), re.MULTILINE))
-            for rule in rules
-        ]
+        plan = _regex_plan(tuple((r.index, prefilter_pattern(r.pattern).encode()) for r in rules))
+        self._compiled, self._whole, self._anchors = plan
 
     def matches(self, data: memoryview) -> list[tuple[int, int]]:
         hits: list[tuple[int, int]] = []
-        for index, regex in self._compiled:
+        for index, regex in self._whole:
             hits.extend((m.end(), index) for m in regex.finditer(data))
+        end = len(data)
+        compiled = self._compiled
+        for start, stop, rules in self._anchors.lines(data, end):
+            # Up to and with the newline: a lookahead sees what a whole-buffer search sees.
+            limit = stop + 1 if stop < end else end
+            for index in rules:
+                hits.extend((m.end(), index) for m in compiled[index].finditer(data, start, limit))
         return hits
+
+
+_Plan = tuple[dict[int, "re.Pattern[bytes]"], list[tuple[int, "re.Pattern[bytes]"]], AnchorIndex]
+
+
+@functools.lru_cache(maxsize=4)
+def _regex_plan(patterns: tuple[tuple[int, bytes], ...]) -> _Plan:
+    """Compiled rules, those with no usable literal, and the anchor index of the others: built
+    once per process (parsing every pattern for its literals takes a tenth of a second)."""
+    compiled: dict[int, re.Pattern[bytes]] = {}
+    whole: list[tuple[int, re.Pattern[bytes]]] = []
+    literals: dict[int, Literals] = {}
+    for index, pattern in patterns:
+        regex = re.compile(pattern, re.MULTILINE)
+        compiled[index] = regex
+        required = required_literals(pattern)
+        if required is None:
+            whole.append((index, regex))
+        else:
+            literals[index] = required
+    return compiled, whole, AnchorIndex(literals)
 
 
 class HyperscanPrefilter:

@@ -1,0 +1,104 @@
+"""The pure-Python engine's first cut: every rule's required literals really are required, and
+the anchor search finds every line that holds one, for every rule of the catalog."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from logmix import corpus
+
+from hyperpod_nccl.rules.anchors import AnchorIndex, anchor_of
+from hyperpod_nccl.rules.catalog import Rule, load_catalog
+from hyperpod_nccl.rules.literals import required_literals
+from hyperpod_nccl.rules.prefilter import prefilter_pattern
+
+CATALOG = load_catalog()
+SCANNED = [r for r in CATALOG.rules if r.role != "benign"]
+
+
+def _prefilter(rule_pattern: str) -> bytes:
+    return prefilter_pattern(rule_pattern).encode()
+
+
+def _real_lines() -> list[bytes]:
+    """Every example line of the catalog and every line of the dev corpus (real logs)."""
+    lines = [e.encode() for r in CATALOG.rules for e in r.examples]
+    lines += [line.encode() for row in corpus() for line in str(row["log"]).splitlines()]
+    return lines
+
+
+LINES = _real_lines()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (rb"NVRM: Xid \(([^)]*)\): ([0-9]+),", {b"NVRM: Xid ("}),
+        (
+            rb"Connection (?:reset by peer|refused)",
+            {b"Connection reset by peer", b"Connection refused"},
+        ),
+        (rb"[Ee]xit code: 137", {b"Exit code: 137", b"exit code: 137"}),
+        (rb"Killed(?: process)? ([0-9]+)", {b"Killed process ", b"Killed "}),
+        (rb"^[ \t]*Killed[ \t]*$", {b"Killed"}),
+        (rb"Broken pipe|[0-9]+:[0-9]+", None),  # one branch has no literal of 3 bytes
+        (rb"Broken pipe|[0-9]+ ms", {b"Broken pipe", b" ms"}),
+        (rb"(?i)nccl error", None),  # case-insensitive: no byte string is required
+        (rb"[0-9a-f]+:[0-9]+", None),
+    ],
+)
+def test_required_literals_of_small_patterns(pattern: bytes, expected: set[bytes] | None) -> None:
+    found = required_literals(pattern)
+    assert (set(found) if found is not None else None) == expected
+
+
+@pytest.mark.parametrize("rule", SCANNED, ids=lambda r: r.id)
+def test_every_real_match_holds_a_required_literal(rule: Rule) -> None:
+    pattern = _prefilter(rule.pattern)
+    literals = required_literals(pattern)
+    regex = re.compile(pattern, re.MULTILINE)
+    matched = [line for line in LINES if regex.search(line)]
+    assert matched or rule.role == "context", "no real line matches the rule"
+    if literals is None:
+        return  # searched over the whole buffer instead
+    for line in matched:
+        assert any(literal in line for literal in literals), line
+
+
+def test_anchor_search_finds_every_matching_line_with_its_rule() -> None:
+    literals = {}
+    for rule in SCANNED:
+        found = required_literals(_prefilter(rule.pattern))
+        if found is not None:
+            literals[rule.index] = found
+    assert len(literals) > 100
+    index = AnchorIndex(literals)
+    data = b"\n".join(LINES) + b"\n"
+    offsets = [0]
+    for line in LINES:
+        offsets.append(offsets[-1] + len(line) + 1)
+    by_start = {start: set(rules) for start, _stop, rules in index.lines(data, len(data))}
+    missed = []
+    for number, line in enumerate(LINES):
+        for rule in SCANNED:
+            if rule.index not in literals:
+                continue
+            matches = re.search(_prefilter(rule.pattern), line, re.MULTILINE) is not None
+            if matches and rule.index not in by_start.get(offsets[number], set()):
+                missed.append((rule.id, line))
+    assert missed == []
+
+
+def test_overlapping_anchors_are_both_found() -> None:
+    # "Xid (" ends where "(core dumped)" begins: a search resuming after the first match
+    # would miss the second.
+    index = AnchorIndex({1: frozenset({b"NVRM: Xid ("}), 2: frozenset({b"(core dumped)"})})
+    data = b"fine\nNVRM: Xid (core dumped) 79\nfine\n"
+    assert list(index.lines(data, len(data))) == [(5, data.index(b"\n", 5), {1, 2})]
+
+
+def test_an_anchor_starts_at_a_rare_byte_and_keeps_enough_of_the_literal() -> None:
+    assert anchor_of(b"Watchdog caught collective operation timeout").startswith(b"W")
+    assert anchor_of(b"abc") == b"abc"
+    assert len(anchor_of(b"connection timed out after")) >= 6
