@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import io
+import json
 
 import pytest
 
@@ -146,3 +147,17 @@ def test_non_tty_output_is_plain_markdown() -> None:
     assert explain.run(_args("GPU_XID"), out=out) == 0
     assert "\033[" not in out.getvalue()
     assert out.getvalue().startswith("## 27.")
+
+
+def test_explain_takes_format_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["explain", "CONTAINER_OOM", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    section = kb.resolve("CONTAINER_OOM")
+    assert section is not None
+    assert document["references"] == list(section.references)
+    assert document["markdown"] == section.markdown and document["title"] == section.title
+    assert cli.main(["explain", "CONTAINER_OOM", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out == section.markdown
+    assert cli.main(["explain", "--list", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["sections"]
+    assert {"reference": "debugging-guide.md#container-oom", "title": section.title} in rows

@@ -56,6 +56,10 @@ def test_text_report_and_catalog_listing() -> None:
     assert "Issues Found:" in text.stdout
     listing = cli("probe", "--list")
     assert listing.returncode == 0 and all(pid in listing.stdout for pid in PROBE_IDS)
+    as_json = cli("probe", "--list", "--format", "json")
+    catalog = json.loads(as_json.stdout)
+    assert as_json.returncode == 0 and catalog["schema"] == "hyperpod-nccl/probe-catalog/v1"
+    assert [p["id"] for p in catalog["probes"]] == list(PROBE_IDS)
 
 
 def test_bad_input_is_one_line_and_a_documented_exit_code(tmp_path: Path) -> None:

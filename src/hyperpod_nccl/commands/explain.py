@@ -9,6 +9,7 @@ with its section title.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -56,22 +57,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="list every anchor with the title of its section",
     )
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown", "json"),
+        default=None,
+        help="text (styled on a terminal), markdown (the guide's own text) or json "
+        "(reference, title and markdown); default: text",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     stream = out if out is not None else sys.stdout
+    fmt = getattr(args, "format", None) or "text"
     if args.list_sections:
         if args.topic:
             raise UsageError("explain: give either CODE|SECTION or --list, not both")
-        stream.write(render_list(kb.list_sections()))
+        sections = kb.list_sections()
+        if fmt == "json":
+            rows = [{"reference": r, "title": s.title} for s in sections for r in s.references]
+            stream.write(json.dumps({"schema": "hyperpod-nccl/guide/v1", "sections": rows}) + "\n")
+        else:
+            stream.write(render_list(sections))
         return ExitCode.OK
     if not args.topic:
         raise UsageError("explain: give a finding code or section (or --list to see them all)")
     section = kb.resolve(args.topic)
     if section is None:
         raise UsageError(unknown_topic_message(args.topic))
-    styled = _wants_style(stream)
+    if fmt == "json":
+        document = {
+            "schema": "hyperpod-nccl/guide/v1",
+            "references": list(section.references),
+            "title": section.title,
+            "markdown": section.markdown,
+        }
+        stream.write(json.dumps(document) + "\n")
+        return ExitCode.OK
+    styled = fmt == "text" and _wants_style(stream)
     stream.write(render_section(section, styled=styled))
     return ExitCode.OK
 

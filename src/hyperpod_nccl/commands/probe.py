@@ -4,6 +4,7 @@ GPU, EFA and host problems; `--bundle` re-analyses saved probe results without r
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from datetime import datetime, timezone
@@ -160,7 +161,19 @@ def expand_nodes(spec: str) -> list[str]:
         raise UsageError(str(exc)) from None
 
 
-def _print_catalog() -> int:
+def _print_catalog(fmt: str | None = None) -> int:
+    if fmt == "json":
+        listing = [
+            {
+                "id": probe.id,
+                "title": probe.title,
+                "timeout_s": probe.timeout_s,
+                "argv": list(probe.argv),
+            }
+            for probe in CATALOG.values()
+        ]
+        print(json.dumps({"schema": "hyperpod-nccl/probe-catalog/v1", "probes": listing}, indent=2))
+        return ExitCode.OK
     for probe in CATALOG.values():
         cmd = (
             " ".join(probe.argv)
@@ -173,7 +186,7 @@ def _print_catalog() -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        return _print_catalog()
+        return _print_catalog(args.format)
     if args.node_timeout <= 0 or args.deadline <= 0 or args.concurrency < 1 or args.start_rate <= 0:
         raise UsageError(
             "--node-timeout, --deadline, --start-rate must be positive and --concurrency at least 1"
