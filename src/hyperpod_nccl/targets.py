@@ -23,6 +23,13 @@ _CLUSTER_ARN = re.compile(
 # (us-iso-east-1, us-isob-east-1, eu-isoe-west-1, us-isof-south-1).
 _REGION = re.compile(r"^[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-[0-9]{1,2}$")
 _INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8}(?:[0-9a-f]{9})?$")
+
+
+def is_instance_id(text: str) -> bool:
+    """An EC2 instance id, in its short (8) or long (17 hex digit) form."""
+    return bool(_INSTANCE_ID.fullmatch(text))
+
+
 # HyperPod names its Kubernetes nodes after the instance: hyperpod-i-0123456789abcdef0.
 _K8S_NODE_PREFIX = "hyperpod-"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")

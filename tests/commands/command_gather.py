@@ -8,13 +8,14 @@ the tests and runnable as a script for the counts in the closing note:
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from command_verbs import syntax_error
 
 from hyperpod_nccl import api
 from hyperpod_nccl.diff.run import diff_paths
@@ -55,25 +56,18 @@ def reports() -> Iterator[tuple[str, Report]]:
 
 
 def printed(items: Iterator[tuple[str, Report]]) -> tuple[list[Printed], list[tuple[str, str]]]:
-    """The commands, and the (case, code) of every FAIL or WARN that carries none."""
+    """The commands, and the (case, code) of every FAIL or WARN without a read-only one."""
     commands: list[Printed] = []
     bare: list[tuple[str, str]] = []
     for case, report in items:
         for f in report.findings:
-            if f.status in (Status.FAIL, Status.WARN) and not f.suggested_commands:
+            reads = [c for c in f.suggested_commands if not c.changes_state]
+            if f.status in (Status.FAIL, Status.WARN) and not reads:
                 bare.append((case, f.code))
             for c in f.suggested_commands:
                 flag = getattr(c, "changes_state", None)
                 commands.append(Printed(case, f.code, f.status.value, c.command, flag))
     return commands, bare
-
-
-def syntax_error(command: str) -> str | None:
-    """bash's own verdict on the command as printed, or None when it parses."""
-    done = subprocess.run(
-        ["bash", "-n"], input=command, text=True, capture_output=True, check=False
-    )
-    return done.stderr.strip() or None if done.returncode else None
 
 
 def main() -> int:

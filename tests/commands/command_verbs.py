@@ -34,6 +34,19 @@ def writes(command: str) -> bool:
     return bool(WRITE.search(_code(command)))
 
 
+def syntax_error(command: str) -> str | None:
+    """bash's own verdict on the command as printed, or None when it parses."""
+    done = subprocess.run(
+        ["bash", "-n"], input=command, text=True, capture_output=True, check=False
+    )
+    return (done.stderr.strip() or "syntax error") if done.returncode else None
+
+
+def placeholder_in_shell(command: str) -> bool:
+    """A `<name>` outside the trailing comment: bash would read it as a redirection."""
+    return bool(re.search(r"<[a-z][a-z0-9-]*>", re.sub(r"(^|\s)#.*$", "", command)))
+
+
 def command_problems(findings: Iterable[Finding]) -> list[str]:
     """What is wrong with the findings' commands as printed: a bash syntax error, a
     placeholder in a shell position, a `changes_state` the write verbs contradict, or a FAIL
@@ -45,12 +58,9 @@ def command_problems(findings: Iterable[Finding]) -> list[str]:
         ):
             problems.append(f"{f.code} {f.status.value}: no read-only command")
         for c in f.suggested_commands:
-            done = subprocess.run(
-                ["bash", "-n"], input=c.command, text=True, capture_output=True, check=False
-            )
-            if done.returncode:
-                problems.append(f"{f.code}: bash -n: {done.stderr.strip()}: {c.command}")
-            if re.search(r"<[a-z][a-z0-9-]*>", re.sub(r"(^|\s)#.*$", "", c.command)):
+            if error := syntax_error(c.command):
+                problems.append(f"{f.code}: bash -n: {error}: {c.command}")
+            if placeholder_in_shell(c.command):
                 problems.append(f"{f.code}: placeholder: {c.command}")
             if writes(c.command) != c.changes_state:
                 problems.append(f"{f.code}: changes_state={c.changes_state}: {c.command}")

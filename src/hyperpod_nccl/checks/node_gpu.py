@@ -23,10 +23,10 @@ from hyperpod_nccl.probes.parsers.host import parse_key_values
 from hyperpod_nccl.probes.parsers.kernel_log import KernelEvent, parse_kernel_log
 from hyperpod_nccl.rules.xid import xid_info
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.targets import is_instance_id
 
 AREA = "node"
 DEFAULT_WINDOW = timedelta(hours=24)
-_INSTANCE_ID = re.compile(r"^i-[0-9a-f]{8,17}$")
 
 
 def instance_type(snapshot: Snapshot, node: str) -> str | None:
@@ -38,7 +38,7 @@ def instance_type(snapshot: Snapshot, node: str) -> str | None:
 
 
 def _node_id(node: str) -> str:
-    return node if _INSTANCE_ID.fullmatch(node) else "<instance-id>"
+    return node if is_instance_id(node) else "<instance-id>"
 
 
 def recovery_commands(node: str, action: str) -> list[SuggestedCommand]:

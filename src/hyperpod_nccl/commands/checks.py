@@ -96,6 +96,8 @@ def _text(entries: list[dict[str, Any]]) -> str:
 
 
 def _markdown(entries: list[dict[str, Any]]) -> str:
+    from hyperpod_nccl.report.markdown import cell
+
     out = [
         "| code | area | priority | meaning | reported by | guide |",
         "|---|---|---|---|---|---|",
@@ -105,7 +107,7 @@ def _markdown(entries: list[dict[str, Any]]) -> str:
             f"`{e['code']}`",
             e["area"],
             e["priority"],
-            e["title"].replace("|", "\\|"),
+            cell(e["title"]),
             ", ".join(f"`{c}`" for c in e["checks"]),
             f"`{e['reference']}`" if e["reference"] else "",
         ]

@@ -15,7 +15,7 @@ from hyperpod_nccl.diff.report import DiffReport, SideInfo
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.display import for_display
 from hyperpod_nccl.report.html import _CSS, _badge
-from hyperpod_nccl.report.markdown import _cell, _fence
+from hyperpod_nccl.report.markdown import _fence, cell
 
 FORMATS = ("text", "json", "markdown", "html")
 MAX_EVIDENCE = 8
@@ -104,10 +104,10 @@ def render_markdown(report: DiffReport) -> str:
     out = [
         "# hyperpod-nccl diff report",
         "",
-        f"- **GOOD:** {_cell(_side_line(report.good))}",
-        f"- **BAD:** {_cell(_side_line(report.bad))}",
+        f"- **GOOD:** {cell(_side_line(report.good))}",
+        f"- **BAD:** {cell(_side_line(report.bad))}",
         "",
-        f"**{_cell(_cause_line(report))}**",
+        f"**{cell(_cause_line(report))}**",
         "",
     ]
     if report.findings:
@@ -119,7 +119,7 @@ def render_markdown(report: DiffReport) -> str:
             explains = ", ".join(f"`{c}`" for c in f.explains)
             out.append(
                 f"| {n} | {f.status.value} | {f.priority.value} | `{f.code}`{mark} "
-                f"| {_cell(f.title)} | {explains} | {guide} |"
+                f"| {cell(f.title)} | {explains} | {guide} |"
             )
         for f in report.findings:
             if f.evidence:
@@ -127,7 +127,7 @@ def render_markdown(report: DiffReport) -> str:
                 out += ["", f"## {f.code}", "", _fence(lines)]
     if report.not_checked:
         out += ["", "## Not compared", ""]
-        out += [f"- `{_cell(n.check)}`: {_cell(n.reason)}" for n in report.not_checked]
+        out += [f"- `{cell(n.check)}`: {cell(n.reason)}" for n in report.not_checked]
     return "\n".join(out) + "\n"
 
 

@@ -9,7 +9,8 @@ from hyperpod_nccl.report.commands import command_groups
 from hyperpod_nccl.report.show import DEFAULT_SHOW, hidden_line, split
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """Text made safe for one Markdown table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -46,15 +47,15 @@ def render_markdown(report: Report, show: str = DEFAULT_SHOW) -> str:
             if not f.root_cause and f.explained_by:
                 mark = " (explained by " + ", ".join(f"`{c}`" for c in f.explained_by) + ")"
             out.append(
-                f"| {f.status.value} | {f.priority.value} | `{f.code}`{mark} | {_cell(f.title)} "
-                f"| {ranks} | {_cell(hosts)} | {guide} |"
+                f"| {f.status.value} | {f.priority.value} | `{f.code}`{mark} | {cell(f.title)} "
+                f"| {ranks} | {cell(hosts)} | {guide} |"
             )
     if (line := hidden_line(hidden)) is not None:
         out += ["", line]
     for f in findings:
         if f.status is not Status.FAIL and not f.evidence:
             continue
-        out += ["", f"## {f.status.value} {f.code}", "", _cell(f.title), ""]
+        out += ["", f"## {f.status.value} {f.code}", "", cell(f.title), ""]
         if f.root_cause and f.explains:
             out.append("Root cause; explains: " + ", ".join(f"`{c}`" for c in f.explains))
         elif f.explained_by:
@@ -78,5 +79,5 @@ def render_markdown(report: Report, show: str = DEFAULT_SHOW) -> str:
                 out += ["", _fence("\n".join(group.commands)), ""]
     if report.not_checked:
         out += ["", "## Not checked", ""]
-        out += [f"- `{_cell(n.check)}`: {_cell(n.reason)}" for n in report.not_checked]
+        out += [f"- `{cell(n.check)}`: {cell(n.reason)}" for n in report.not_checked]
     return "\n".join(out).rstrip() + "\n"

@@ -31,6 +31,5 @@ def hidden_line(hidden: Counter[Status]) -> str | None:
     if not hidden:
         return None
     parts = [f"{hidden[s]} {s.value}" for s in Status if hidden.get(s)]
-    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts) + (
-        " findings not listed (--show all lists them)"
-    )
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    return f"{listed} findings not listed (--show all lists them)"

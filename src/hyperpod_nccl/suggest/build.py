@@ -16,8 +16,8 @@ from hyperpod_nccl.codes import FIELD, CodeInfo, CommandTemplate
 from hyperpod_nccl.model import Finding, SuggestedCommand
 from hyperpod_nccl.suggest.place import MAX_NAMED, place, pods
 from hyperpod_nccl.suggest.shell import WORKER_PID
+from hyperpod_nccl.targets import is_instance_id
 
-_INSTANCE = re.compile(r"^i-[0-9a-f]{8,17}$")
 # Peer addresses as NCCL (`10.1.2.3<45763>`), Gloo/c10d (`10.1.2.3:29500`) and IPv6 (`[fe80::1]:29500`) print them.
 _PEER = (
     re.compile(r"\b(\d{1,3}(?:\.\d{1,3}){3})<(\d{1,5})>"),
@@ -29,7 +29,7 @@ _SOURCE_LINE = re.compile(r":\d+$")
 
 def instance_of(host: str) -> str:
     """The host's instance id if it is named by one, else a placeholder `diagnose` fills."""
-    return host if _INSTANCE.match(host) else f"<instance-id-of-{host}>"
+    return host if is_instance_id(host) else f"<instance-id-of-{host}>"
 
 
 def _peer(finding: Finding) -> tuple[str, str]:
