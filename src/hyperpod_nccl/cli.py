@@ -122,9 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return ExitCode.USAGE
-        from hyperpod_nccl.commands.common import check_inputs_exist, prepare_output
+        from hyperpod_nccl.commands.common import prepare_output
 
-        check_inputs_exist(args)  # a typo'd path: one line, before any report
         if sys.stdout is None and not getattr(args, "output", None):
             # `>&-`: print() would drop everything without a word
             print("error: standard output is closed; nothing could be written", file=sys.stderr)

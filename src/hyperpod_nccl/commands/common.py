@@ -84,14 +84,10 @@ def prepare_output(args: argparse.Namespace) -> None:
 def check_inputs_exist(args: argparse.Namespace) -> None:
     """A path that is not there (a typo) is one line naming it and exit 1, before any
     analysis: a report of the other inputs would read as if the typo'd one was fine.
-    Paths that exist but cannot be read in full are reported with the findings instead."""
+    Paths that exist but cannot be read in full are reported with the findings instead.
+    Commands call it after their own usage checks, before any work."""
     paths = list(getattr(args, "paths", None) or ())
     bundle = getattr(args, "bundle", None)
-    # Sources that cannot go together are a usage error (exit 2) the command gives first:
-    # PATHs with --bundle or --example, --bundle with --cluster or --example.
-    others = [getattr(args, "example", None), getattr(args, "cluster", None)]
-    if (paths and (bundle or others[0])) or (bundle and any(others)):
-        return
     given = [*paths, *([bundle] if bundle else [])]
     missing = [str(p) for p in given if str(p) != "-" and not os.path.lexists(str(p))]
     if missing:

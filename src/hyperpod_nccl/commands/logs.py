@@ -10,6 +10,7 @@ from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
     check_bundle_options,
+    check_inputs_exist,
     emit,
     print_skipped,
 )
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             "logs: give log PATHs or --bundle PATH (one of the two), or --example NAME"
         )
     check_bundle_options(args)
+    check_inputs_exist(args)  # after the usage checks: a conflict is exit 2, a typo exit 1
     with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         try:
             replay = session.diagnose_bundle

@@ -12,6 +12,7 @@ from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
     check_bundle_options,
+    check_inputs_exist,
     emit,
     print_skipped,
 )
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths and not args.world_size and not args.bundle:
         raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
     check_bundle_options(args)
+    check_inputs_exist(args)  # after the usage checks: a conflict is exit 2, a typo exit 1
     options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
     with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
         report = session.analyze_perf(options)

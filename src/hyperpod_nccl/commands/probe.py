@@ -28,6 +28,7 @@ from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
     check_bundle_options,
+    check_inputs_exist,
     emit,
 )
 from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
@@ -196,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
     except UnknownProbe as exc:
         raise UsageError(str(exc)) from None
     check_bundle_options(args)
+    check_inputs_exist(args)  # after the usage checks: a conflict is exit 2, a typo exit 1
     since = parse_since(args.since)
     if args.bundle:
         try:
