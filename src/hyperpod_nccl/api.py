@@ -100,10 +100,10 @@ def analyze_snapshot(
 ) -> Report:
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
     from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
-    from hyperpod_nccl.bundle.items import PROBE_RESULTS
     from hyperpod_nccl.checks import load_checks, run_checks
     from hyperpod_nccl.checks.fill import fill_commands
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
+    from hyperpod_nccl.snapshot.items import PROBE_RESULTS
 
     started = time.perf_counter()
     orchestrator = snapshot.meta.get("orchestrator")

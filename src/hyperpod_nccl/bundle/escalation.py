@@ -34,8 +34,6 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.bundle.jobfacts import JobFacts
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
-from hyperpod_nccl.bundle.scrub import Scrubber
-from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.bundle.summary import render_summary
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
@@ -43,6 +41,8 @@ from hyperpod_nccl.redaction import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 from hyperpod_nccl.safeio import TargetExists, create_new, line_chunks, refuse_existing
+from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 SUMMARY = "summary.md"
 REPORTS = ("reports/report.txt", "reports/report.json", "reports/report.md")

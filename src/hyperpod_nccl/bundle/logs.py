@@ -24,13 +24,13 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from hyperpod_nccl.bundle.escalation import save_requested_bundle
-from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.safeio import LimitReached
+from hyperpod_nccl.snapshot import BundleError, Snapshot
 from hyperpod_nccl.suggest.shell import expansion
 from hyperpod_nccl.treewalk import map_strings
 

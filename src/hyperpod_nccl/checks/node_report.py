@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hyperpod_nccl.bundle.items import node_session
 from hyperpod_nccl.checks import run_checks
 from hyperpod_nccl.checks.node_common import nodes_in, reached
 from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_session
 from hyperpod_nccl.suggest.complete import complete
 
 AREA = "node"

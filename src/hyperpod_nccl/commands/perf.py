@@ -19,7 +19,7 @@ from hyperpod_nccl.commands.common import (
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.perf.analysis import PerfOptions
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
-from hyperpod_nccl.perf.render import render_perf
+from hyperpod_nccl.report.perf import render_perf
 
 EXAMPLES = """examples:
   hyperpod-nccl perf nccl-tests.out                       # one nccl-tests run

@@ -29,7 +29,7 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import CommandGroup, command_groups
-from hyperpod_nccl.report.units import size_text
+from hyperpod_nccl.units import size_text
 
 RED = "#d62728"
 ORANGE = "#e67e00"

@@ -28,8 +28,6 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from hyperpod_nccl import __version__
-from hyperpod_nccl.bundle.manifest import manifest_problem
-from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.safeio import (
     MAX_RATIO,
     RATIO_FLOOR_BYTES,
@@ -42,6 +40,8 @@ from hyperpod_nccl.safeio import (
     publish,
     walk_files,
 )
+from hyperpod_nccl.snapshot.manifest import manifest_problem
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
@@ -306,7 +306,7 @@ class Snapshot:
 
         The whole bundle is checked before anything is extracted: every member's name, type
         and size, their number and total, how far a .tar.gz decompresses, and the manifest
-        against its schema (hyperpod_nccl.bundle.manifest). Refused, with a one-line
+        against its schema (hyperpod_nccl.snapshot.manifest). Refused, with a one-line
         BundleError naming the member or field: absolute paths, `..`, names with characters
         a bundle never writes, duplicates, symbolic and hard links, device files, FIFOs and
         sparse files, anything over `limits`, and a malformed manifest.
