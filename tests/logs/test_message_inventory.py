@@ -57,6 +57,7 @@ def test_the_inventory_is_well_formed() -> None:
     for t in TEMPLATES:
         assert t.code in ("benign", "context") or t.code in registry, t
         assert t.line > 0 and t.file and t.template
+        assert t.commit is None or re.fullmatch(r"[0-9a-f]{40}", t.commit), t
 
 
 @pytest.mark.parametrize("backend", ["re", "hyperscan"])
