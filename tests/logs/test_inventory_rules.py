@@ -46,17 +46,22 @@ DERIVED = [
     ("pytorch/pytorch", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", 1982),
     # torch-no-nvidia-driver
     ("pytorch/pytorch", "c10/cuda/CUDAFunctions.cpp", 40),
+    # dcgm-xid, dcgm-memory-errors, dcgm-nvlink-fabric, gpu-fallen-off-bus: DCGM's reasons
+    *[
+        ("NVIDIA/DCGM", "dcgmlib/dcgm_errors.h", line)
+        for line in (240, 244, 262, 265, 269, 271, 420, 443, 444, 447, 449, 451, 453, 485, 497)
+    ],
+    ("NVIDIA/DCGM", "dcgmlib/dcgm_errors.h", 501),
+    ("NVIDIA/DCGM", "dcgmlib/dcgm_errors.h", 503),
 ]
 
 
-def _code(line: str, backend: str) -> str | None:
+def _codes(line: str, backend: str) -> tuple[str, ...]:
+    """The codes the rule that owns the line can report (one, or a classifier's choices)."""
     catalog = load_catalog()
     verdicts = LogAnalyzer(catalog, backend=backend).line_verdicts(io.BytesIO(f"{line}\n".encode()))
     rule_id = verdicts.get(1, (None, ()))[0]
-    if rule_id is None:
-        return None
-    codes = catalog.rule(rule_id).possible_codes()
-    return codes[0] if len(codes) == 1 else ",".join(codes)
+    return catalog.rule(rule_id).possible_codes() if rule_id else ()
 
 
 def _templates(key: tuple[str, str, int]) -> list[Template]:
@@ -69,7 +74,7 @@ def _templates(key: tuple[str, str, int]) -> list[Template]:
 @pytest.mark.parametrize("key", DERIVED, ids=[f"{f}:{n}" for _, f, n in DERIVED])
 def test_derived_template_gets_its_code(key: tuple[str, str, int], backend: str) -> None:
     for t in _templates(key):
-        assert _code(t.instantiate(), backend) == t.code, t.instantiate()
+        assert t.code in _codes(t.instantiate(), backend), t.instantiate()
 
 
 @pytest.mark.parametrize("key", DERIVED, ids=[f"{f}:{n}" for _, f, n in DERIVED])
