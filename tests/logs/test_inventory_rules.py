@@ -53,6 +53,12 @@ DERIVED = [
     ],
     ("NVIDIA/DCGM", "dcgmlib/dcgm_errors.h", 501),
     ("NVIDIA/DCGM", "dcgmlib/dcgm_errors.h", 503),
+    # slurm-oom-kill: the step over its memory limit
+    ("SchedMD/slurm", "src/interfaces/jobacct_gather.c", 889),
+    # slurm-node-failure
+    ("SchedMD/slurm", "src/api/step_launch.c", 1245),
+    ("SchedMD/slurm", "src/srun/allocate.c", 157),
+    ("SchedMD/slurm", "src/srun/allocate.c", 275),
 ]
 
 
