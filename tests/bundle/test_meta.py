@@ -84,4 +84,6 @@ def test_a_wrongly_typed_nested_field_is_refused_in_one_line(tmp_path: Path) -> 
     manifest["node_probe"]["elapsed_s"] = "soon"
     (copy / "manifest.json").write_text(json.dumps(manifest), "utf-8")
     problem = manifest_problem(manifest)
-    assert problem == "field node_probe.elapsed_s: expected an integer or a number or null, got 'soon'"
+    assert (
+        problem == "field node_probe.elapsed_s: expected an integer or a number or null, got 'soon'"
+    )

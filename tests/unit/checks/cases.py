@@ -15,7 +15,7 @@ from hyperpod_nccl.model import Finding, Priority, Status
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "fixtures" / "snapshots"
 # A fixture stays small: an excerpt of real captured data, not a whole bundle.
-MAX_FIXTURE_BYTES = 8 * 1024
+MAX_FIXTURE_BYTES = 12 * 1024
 BAD = (Status.FAIL, Status.WARN)
 # Short names for the case tables.
 PASS, FAIL, WARN, SKIP = Status.PASS, Status.FAIL, Status.WARN, Status.SKIPPED
