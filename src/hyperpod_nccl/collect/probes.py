@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from hyperpod_nccl.bundle.meta import NodeProbe
 from hyperpod_nccl.collect.transports.base import NodeRun, Transport
 from hyperpod_nccl.probes.catalog import PROBE_IDS, resolve
 from hyperpod_nccl.snapshot import Snapshot
@@ -63,7 +64,7 @@ class ProbeRunSummary:
     elapsed_s: float = 0.0
     probes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> NodeProbe:
         return {
             "transport": self.transport,
             "nodes": self.nodes,
