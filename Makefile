@@ -5,7 +5,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup runtime demo test lint typecheck unit services bench quickref
+.PHONY: setup runtime demo test lint typecheck unit services bench quickref examples examples-check
 
 # The development set: runtime dependencies, test tools, the MCP SDK, `build`.
 setup:
@@ -50,3 +50,16 @@ bench: setup
 # Regenerate the guide's error-pattern quick reference after changing rules/catalog.yaml.
 quickref: setup
 	$(BIN)/python -m hyperpod_nccl.rules.quickref > src/hyperpod_nccl/kb/quick-reference.md
+
+# Rebuild the example bundles shipped in the package (scripts/build_example_bundles.py: one
+# fixed clock, seeded ids, a fixed API name), then check that a second build gives the same
+# bytes. examples-check alone builds into a temporary folder and compares with what is
+# committed: it fails when the examples are stale or a rebuild is not byte-identical.
+examples: setup
+	$(BIN)/python scripts/build_example_bundles.py
+	@$(MAKE) --no-print-directory examples-check
+
+examples-check: setup
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(BIN)/python scripts/build_example_bundles.py --out "$$tmp" >/dev/null && \
+	diff -r "$$tmp" src/hyperpod_nccl/examples/bundles && echo "examples: a fresh build is byte-identical to the committed bundles"

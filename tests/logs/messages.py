@@ -30,6 +30,11 @@ class Template:
     printed_as: str
     code: str
     prefix: str
+    commit: str | None = None  # set where the template was read at another commit than the file's
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.repo, self.file, self.line)
 
     def instantiate(self) -> str:
         message = _fill(self.template, self)
@@ -117,6 +122,7 @@ def load_templates() -> list[Template]:
                     printed_as=str(raw["printed_as"]),
                     code=str(raw["code"]),
                     prefix=prefixes.get(str(raw["printed_as"]), ""),
+                    commit=str(raw["commit"]) if raw.get("commit") else None,
                 )
             )
     return templates

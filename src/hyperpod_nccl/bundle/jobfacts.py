@@ -18,6 +18,7 @@ from typing import IO, Any
 from hyperpod_nccl.redaction.keywords import KeywordFinder
 from hyperpod_nccl.rules.attribution import iso, parse_timestamp
 from hyperpod_nccl.safeio import line_chunks
+from hyperpod_nccl.snapshot.meta import Window
 
 _ENV_NAME = (
     r"(?:(?:NCCL|FI|TORCH|TORCHELASTIC|PYTORCH|CUDA|OMPI_MCA|UCX|NVIDIA|OFI_NCCL)_[A-Z0-9_]+"
@@ -114,7 +115,7 @@ class JobFacts:
             tail = (tail + chunk)[-TAIL_BYTES:]
         self._see(_first_time(reversed(tail.decode("utf-8", "replace").splitlines())))
 
-    def window(self) -> dict[str, Any]:
+    def window(self) -> Window:
         """The span of time the logs cover, in UTC where the logs say their zone."""
         return {
             "start": iso(self.first),

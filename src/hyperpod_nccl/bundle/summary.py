@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.snapshot.meta import Meta
 
 MAX_ERROR_LINES = 15
 MAX_LISTED = 40
@@ -48,7 +49,7 @@ def _strings(data: Any) -> Iterable[str]:
             yield from _strings(value)
 
 
-def _cluster_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
+def _cluster_rows(meta: Meta) -> list[tuple[str, str]]:
     unknown = "not known (no cluster was queried)" if meta.get("command") == "logs" else "not known"
     arn = meta.get("cluster_arn") or next(iter(meta.get("cluster_arns_in_logs") or []), None)
     region = meta.get("region")
@@ -77,7 +78,7 @@ def _cluster_rows(meta: dict[str, Any]) -> list[tuple[str, str]]:
 
 def render_summary(
     report: dict[str, Any],
-    meta: dict[str, Any],
+    meta: Meta,
     environment: dict[str, Any] | None = None,
     versions: dict[str, Any] | None = None,
     items: list[dict[str, Any]] | None = None,
@@ -158,7 +159,7 @@ def _error_strings(fails: list[dict[str, Any]], root: dict[str, Any] | None) -> 
     return block
 
 
-def _affected(fails: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
+def _affected(fails: list[dict[str, Any]], meta: Meta) -> list[str]:
     hosts = [h for f in fails for h in f.get("hosts") or []]
     pods = [h for h in hosts if _POD.search(h)]
     nodes = [h for h in hosts if not _POD.search(h)]
@@ -239,7 +240,7 @@ def _environment(environment: dict[str, Any]) -> list[str]:
     return rows
 
 
-def _scrubbing(meta: dict[str, Any]) -> list[str]:
+def _scrubbing(meta: Meta) -> list[str]:
     scrubbing = meta.get("scrubbing") or {}
     lines = []
     if scrubbing.get("secrets_redacted", True):

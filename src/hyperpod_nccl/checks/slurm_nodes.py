@@ -35,10 +35,8 @@ def load_instances(snapshot: Snapshot) -> list[ClusterInstance]:
 
 
 def _cluster_name(snapshot: Snapshot) -> str | None:
-    for key in ("cluster", "cluster_name"):
-        if isinstance(snapshot.meta.get(key), str):
-            return str(snapshot.meta[key])
-    return None
+    cluster = snapshot.meta.get("cluster")
+    return cluster if isinstance(cluster, str) else None
 
 
 _CONDITION_FINDING: dict[Condition, tuple[str, Status, Priority, str, str]] = {

@@ -27,6 +27,7 @@ from typing import TextIO
 from hyperpod_nccl.collect.transports.base import NodeRun, Transport
 from hyperpod_nccl.probes.catalog import PROBE_IDS, resolve
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.meta import NodeProbe
 
 DEFAULT_START_RATE = 3.0  # session starts per second (SSM StartSession's per-account rate)
 DEFAULT_CONCURRENCY = 64
@@ -63,7 +64,7 @@ class ProbeRunSummary:
     elapsed_s: float = 0.0
     probes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> NodeProbe:
         return {
             "transport": self.transport,
             "nodes": self.nodes,

@@ -75,6 +75,7 @@ from hyperpod_nccl.snapshot.items import (
     SLURM_SINFO,
     SLURM_SQUEUE,
 )
+from hyperpod_nccl.snapshot.meta import SlurmAccess
 from hyperpod_nccl.targets import parse_instance_group  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
@@ -333,7 +334,10 @@ def collect_slurm_for_diagnose(ctx: CollectContext) -> None:
             _record_unreached(snapshot, f"Unreachable: {runner}")
             return
         collect_slurm(snapshot, runner)
-        snapshot.meta["slurm_access"]["ssm_sessions"] = runner.sessions
+        # _controller_runner recorded how the controller was found; add what it cost.
+        access = snapshot.meta.get("slurm_access")
+        if access is not None:
+            access["ssm_sessions"] = runner.sessions
     match_instances(ctx)
 
 
@@ -345,7 +349,7 @@ def _controller_runner(ctx: CollectContext) -> SsmSlurmRunner | str:
     controller = find_controller(ctx.cluster or {}, listed, options.controller_group)
     if isinstance(controller, str):
         return controller
-    access: dict[str, Any] = {
+    access: SlurmAccess = {
         "via": "ssm",
         "controller_group": controller.group,
         "controller_instance": controller.instance_id,

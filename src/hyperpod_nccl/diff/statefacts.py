@@ -217,13 +217,19 @@ def _slurm(snapshot: Snapshot, facts: Facts) -> None:
 
 
 def _probes(snapshot: Snapshot, facts: Facts) -> None:
-    """Versions the node probes read, per node (GPU driver, CUDA, NCCL, EFA stack)."""
+    """Versions the node probes read, per node (GPU driver, CUDA, NCCL, EFA stack, fabric
+    manager), and whether a node's fabric manager is its driver's version: NVIDIA builds one
+    fabric manager per driver release and it must match the installed driver (the note atop
+    NVIDIA's fabric-manager packaging repositories), so a driver updated without it is the
+    change that matters, whatever the versions were."""
     nodes = sorted({n.split("/")[1] for n in snapshot.names("nodes/") if n.count("/") >= 2})
     for node in nodes:
         source = f"nodes/{node}"
         smi = snapshot.get_text(node_item(node, "gpu_inventory"))
+        driver = None
         if smi is not None:
             inventory = gpu_parser.parse_smi_table(smi)
+            driver = inventory.driver_version
             if inventory.driver_version:
                 facts.add("version", "NVIDIA driver", node, inventory.driver_version, source)
             if inventory.cuda_version:
@@ -238,9 +244,17 @@ def _probes(snapshot: Snapshot, facts: Facts) -> None:
             ("EFA installer", versions.efa_installer),
             ("aws-ofi-nccl", versions.ofi_nccl),
             ("libfabric", versions.libfabric),
+            ("fabric manager", versions.fabric_manager),
         ):
             if value:
                 facts.add("version", item, node, value, source)
+        if versions.fabric_manager and driver:
+            matched = (
+                "the driver's version"
+                if versions.fabric_manager == driver
+                else f"{versions.fabric_manager} with driver {driver}"
+            )
+            facts.add("version", "fabric manager against the driver", node, matched, source)
 
 
 def read_perf(summary: dict[str, Any], facts: Facts, source: str) -> None:

@@ -116,6 +116,9 @@ done
 [ -r /opt/amazon/efa_installed_packages ] && sed 's/^/efa: /' /opt/amazon/efa_installed_packages
 f=$(command -v fi_info || echo /opt/amazon/efa/bin/fi_info)
 [ -x "$f" ] && "$f" --version 2>/dev/null | sed 's/^/libfabric: /'
+# NVSwitch systems: the fabric manager must be the driver's own version or it does not start.
+# `--version` prints it and exits; the running service is left alone.
+command -v nv-fabricmanager >/dev/null 2>&1 && nv-fabricmanager --version 2>&1 | grep -i 'version' | sed 's/^[[:space:]]*/fabricmanager: /'
 exit 0
 """
 
@@ -294,7 +297,7 @@ _PROBES = (
     Probe("ofi_nccl", "aws-ofi-nccl plugin files", _sh(_OFI_NCCL), 10, efa.parse_ofi_plugin),
     Probe(
         "versions",
-        "NCCL, CUDA, EFA installer, libfabric versions",
+        "NCCL, CUDA, EFA installer, libfabric, fabric manager versions",
         _sh(_VERSIONS),
         20,
         host.parse_versions,

@@ -29,6 +29,7 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import CommandGroup, command_groups
+from hyperpod_nccl.report.show import one_per_code
 from hyperpod_nccl.units import size_text
 
 RED = "#d62728"
@@ -169,7 +170,8 @@ _HEAD = (
 
 
 def _findings_table(report: Report) -> str:
-    findings = report.sorted_findings()
+    # One row per code: the rows' ids (`finding-CODE`) are link targets and must be unique.
+    findings = one_per_code(report.sorted_findings())
     problems = "".join(_finding_row(f) for f in findings if f.status is not Status.PASS)
     passed = [f for f in findings if f.status is Status.PASS]
     out = (

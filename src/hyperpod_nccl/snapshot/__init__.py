@@ -27,7 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from hyperpod_nccl import __version__
 from hyperpod_nccl.safeio import (
     MAX_RATIO,
     RATIO_FLOOR_BYTES,
@@ -40,11 +39,13 @@ from hyperpod_nccl.safeio import (
     publish,
     walk_files,
 )
+from hyperpod_nccl.snapshot import meta as meta_format
 from hyperpod_nccl.snapshot.manifest import manifest_problem
+from hyperpod_nccl.snapshot.meta import Meta
 from hyperpod_nccl.snapshot.scrub import Scrubber
 
 MANIFEST = "manifest.json"
-BUNDLE_SCHEMA = "hyperpod-nccl/bundle/v1"
+BUNDLE_SCHEMA = meta_format.SCHEMA
 # Limits enforced when reading a bundle someone handed us.
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024
@@ -117,17 +118,16 @@ def _shown(name: str) -> str:
 
 @dataclass
 class Snapshot:
-    """Collected state. `meta` holds the run's context: command, cluster, region, window..."""
+    """Collected state. `meta` holds the run's context: command, cluster, region, window...
+    (every key is declared in hyperpod_nccl.snapshot.meta.Meta)."""
 
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Meta = field(default_factory=lambda: Meta())
     items: dict[str, ItemRecord] = field(default_factory=dict)
     _root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="hpn-snapshot-")))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
-        self.meta.setdefault("schema", BUNDLE_SCHEMA)
-        self.meta.setdefault("tool_version", __version__)
-        self.meta.setdefault("created_at", _now())
+        meta_format.fill_defaults(self.meta, _now())
 
     # ------------------------------------------------------------------ writing (collectors)
     def put_json(self, name: str, data: Any, source: str = "") -> None:
@@ -202,7 +202,7 @@ class Snapshot:
 
     def manifest(self) -> dict[str, Any]:
         return {
-            **self.meta,
+            **meta_format.to_manifest(self.meta),
             "items": [asdict(r) for r in sorted(self.items.values(), key=lambda r: r.name)],
         }
 
@@ -295,7 +295,7 @@ class Snapshot:
             entry["source"] = scrub.text(record.source or "")
             entry["reason"] = scrub.text(record.reason) if record.reason else record.reason
             items.append(entry)
-        meta = scrub.data(self.meta)
+        meta = scrub.data(meta_format.to_manifest(self.meta))
         # Counted last, after every item went through the scrubber.
         manifest = {**meta, "scrubbing": scrub.describe(), "items": items}
         return json.dumps(manifest, indent=1, sort_keys=True)
@@ -349,8 +349,8 @@ class Snapshot:
 
     def _use_manifest(self, manifest: dict[str, Any]) -> None:
         """Take the run's context and item records from a manifest already validated."""
-        items = manifest.pop("items", None) or []
-        self.meta = manifest
+        items = manifest.get("items") or []
+        self.meta = meta_format.from_manifest(manifest)
         for raw in items:
             fields = {k: raw[k] for k in ItemRecord.__dataclass_fields__ if raw.get(k) is not None}
             record = ItemRecord(**fields)

@@ -92,6 +92,8 @@ def _object_of(fields: dict[str, Check], optional: bool = True) -> Check:
 _STR = _is(str)
 _OPT_STR = _is(str, optional=True)
 _OPT_OBJECT = _is(dict, optional=True)
+_OPT_INT = _is(int, optional=True)
+_OPT_NUMBER = _is(int, float, optional=True)
 
 META: dict[str, Check] = {
     "schema": _STR,
@@ -118,11 +120,35 @@ META: dict[str, Check] = {
     ),
     "command_line": _list_of_strings(),
     "cluster_arns_in_logs": _list_of_strings(),
-    "since_seconds": _is(int, optional=True),
+    "since_seconds": _OPT_INT,
     "probe_since": _OPT_STR,
-    "node_probe": _object_of({"preflight": _OPT_STR, "transport": _OPT_STR}),
+    "node_probe": _object_of(
+        {
+            "transport": _OPT_STR,
+            "nodes": _OPT_INT,
+            "reached": _OPT_INT,
+            "unreachable": _OPT_OBJECT,
+            "elapsed_s": _OPT_NUMBER,
+            "probes": _list_of_strings(),
+            "preflight": _OPT_STR,
+            "concurrency": _OPT_INT,
+            "start_rate": _OPT_NUMBER,
+            "node_timeout_s": _OPT_NUMBER,
+            "deadline_s": _OPT_NUMBER,
+        }
+    ),
     "node_instance_types": _OPT_OBJECT,
-    "slurm_access": _OPT_OBJECT,
+    "slurm_access": _object_of(
+        {
+            "via": _OPT_STR,
+            "controller_group": _OPT_STR,
+            "controller_instance": _OPT_STR,
+            "found_by": _OPT_STR,
+            "target": _OPT_STR,
+            "hostname": _OPT_STR,
+            "ssm_sessions": _OPT_INT,
+        }
+    ),
     "items": _is(list),
 }
 ITEM: dict[str, Check] = {

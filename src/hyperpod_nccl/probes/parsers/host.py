@@ -329,6 +329,7 @@ class Versions:
     efa_installer: str | None = None
     libfabric: str | None = None
     ofi_nccl: str | None = None
+    fabric_manager: str | None = None  # `nv-fabricmanager --version`, on NVSwitch systems
 
 
 def parse_versions(text: str) -> Versions:
@@ -352,4 +353,8 @@ def parse_versions(text: str) -> Versions:
         m = re.match(r"^libfabric: libfabric: (\S+)", line)
         if m:
             v.libfabric = m.group(1)
+        # nv-fabricmanager prints `Fabric Manager version is : 535.161.08`
+        m = re.match(r"^fabricmanager: Fabric Manager version is\s*:?\s*(\d[\w.-]*)", line)
+        if m:
+            v.fabric_manager = m.group(1)
     return v
