@@ -3,14 +3,16 @@
 Generates one log holding a pair sweep of many nodes (every run is the real two-node nccl-tests
 output of tests/fixtures/perf, host names changed, one node slow), with the real NCCL_DEBUG=INFO
 lines of tests/fixtures/perf/nccl-debug between runs, each line prefixed the way AWS's pairwise
-runner writes it (awk timestamp, srun label). Then times, best of N runs in this same run:
+runner writes it (awk timestamp, srun label). Then times, median of N runs in this same run:
 
   baseline: LC_ALL=C grep -c -E '^\\S+ \\S+ [0-9]+: +[0-9]+ +[0-9]+ +float' FILE
             (counting the result rows, the guide's own way to look at them)
+  start-up: hyperpod-nccl perf on the 34-line template alone (interpreter, imports, report)
   ours:     hyperpod-nccl perf FILE --format json
 
-and prints the ratio ours/baseline, our throughput and our peak RSS, and checks that the slow
-node was found.
+and prints the ratio ours/baseline, our throughput and peak RSS, our throughput beyond the
+start-up (what reading the log costs), and checks that the slow node was found.
+Last measured: see the README's speed table.
 Usage: python benchmarks/perf_throughput.py [--nodes 64] [--rounds 12] [--runs 3]
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -81,11 +84,15 @@ def main() -> None:
         size_mb = log.stat().st_size / 2**20
         grep = ["grep", "-c", "-E", r"^\S+ \S+ [0-9]+: +[0-9]+ +[0-9]+ +float", str(log)]
         env = {**os.environ, "LC_ALL": "C"}
-        base = min(timed(grep, env)[0] for _ in range(args.runs))
+        base = statistics.median(timed(grep, env)[0] for _ in range(args.runs))
+        start = statistics.median(
+            timed([tool, "perf", str(TEMPLATE), "--format", "json"], env)[0]
+            for _ in range(args.runs)
+        )
         ours_runs = [
             timed([tool, "perf", str(log), "--format", "json"], env) for _ in range(args.runs)
         ]
-        ours = min(r[0] for r in ours_runs)
+        ours = statistics.median(r[0] for r in ours_runs)
         rss_mb = max(r[1] for r in ours_runs) / 1024
         report = json.loads(ours_runs[0][2])
         found = [
@@ -98,6 +105,7 @@ def main() -> None:
     print(f"baseline grep: {base:.3f} s")
     print(f"hyperpod-nccl perf: {ours:.3f} s ({size_mb / ours:.1f} MB/s), peak RSS {rss_mb:.0f} MB")
     print(f"ratio ours/baseline: {ours / base:.1f}x")
+    print(f"start-up alone: {start:.3f} s; beyond it: {size_mb / max(ours - start, 1e-9):.1f} MB/s")
     print(f"slow node {slow}: {'found' if found == [[slow]] else f'NOT found (got {found})'}")
 
 

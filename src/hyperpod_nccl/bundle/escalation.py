@@ -187,7 +187,7 @@ def _learned_obfuscator(snapshot: Snapshot, report: Report) -> Obfuscator:
             continue
         with open(path, "rb") as stream:
             for chunk in line_chunks(stream, 4 << 20):
-                obfuscator.learn(chunk.decode("utf-8", "replace"))
+                obfuscator.learn_bytes(chunk)
     return obfuscator
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, partial
 
+from hyperpod_nccl.bundle import linescan
 from hyperpod_nccl.bundle.addresses import IPv4Map, IPv6Map
 from hyperpod_nccl.rules.catalog import load_catalog
 
@@ -49,6 +50,19 @@ _IPV6_TAIL = re.compile(":[0-9a-fA-F]{1,4}" * 7 + r"(?![0-9A-Za-z_:.])")
 _POD = re.compile(
     r"^(?P<job>[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)(?P<role>-(?:master|worker|launcher|node|pod)-\d+(?:-[a-z0-9]+)?)$"
 )
+
+# What the shape passes of `apply` can rewrite, for the one-scan line filter: only ASCII
+# digits and hex make an address or id that gets a stand-in (ipaddress refuses others).
+_APPLY_SCAN = (
+    rb"(?:ip|ec2)-[0-9]{1,3}-[0-9]{1,3}-[0-9]{1,3}-[0-9\[]",  # _IP_HOSTS
+    rb"i-[0-9a-f]{8}",  # _INSTANCE_ID
+    rb"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}",  # _IPV4_TAIL
+    b"::",  # _ipv6_pass
+    rb":[0-9a-fA-F]{1,4}" * 7,  # _IPV6_TAIL
+)
+# Joins the regions `apply_bytes` rewrites: a line that nothing matches (buffers holding a
+# NUL byte go the slow way).
+_SEPARATOR = b"\x00\n"
 
 # --------------------------------------------------------------------------- discovery
 # Where a host name is written, mirroring rules/attribution.py, plus Slurm and API keys. Each
@@ -124,6 +138,37 @@ _POD_REFS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pod=", re.compile("pod=" + _POD_NAME)),
 )
 _POD_ROLES = ("-worker-", "-master-", "-launcher-")
+# What `learn` can match, for the one-scan line filter (bundle/linescan.py): each
+# expression matches wherever the regex above it does (a superset: `re`'s `\d` and (?i) also
+# match non-ASCII characters, so those positions accept any bytes >= 0x80 here).
+_D = linescan.DIGIT + b"+"
+_NAME_BYTES = rb"[A-Za-z0-9_.-]"
+_LEARN_SCAN: tuple[tuple[bytes, bool], ...] = (
+    (b":" + _D + b":" + _D + rb" \[" + _D + rb"\]", False),  # _NCCL_TAIL
+    # _CONTEXTS: the launcher label (only a label with a digit, `.` or `-` is learned)
+    (rb"^(?:\[" + _D + b"," + _D + rb"\]<std(?:out|err)>:|\[rank" + _D + rb"\]:)?[ \t]*"
+     + _NAME_BYTES + rb"*[0-9.-]" + _NAME_BYTES + rb"*: ", True),
+    (rb"[A-Z][a-z]{2} +" + _D + b" " + _D + b":" + _D + b":" + _D + b" " + _NAME_BYTES + b"+ ", False),
+    (rb"Pid +" + _D + b" on " + _NAME_BYTES + b"+ device", False),
+    (b"ON " + _NAME_BYTES + b"+ CANCELLED", False),
+    (b"srun: error: " + _NAME_BYTES + b"+: task", False),
+    (rb"(?:Node(?:Name|HostName|Addr|List)|AllocNode|Nodes|nodeName)(?:=|\"?:[ \t]*\"?)"
+     + _NAME_BYTES, False),
+    (rb"ost(?:[Nn]ame)?(?:=|\"?:[ \t]*\"?)" + _NAME_BYTES, False),
+    (rb"DnsName\"?:[ \t]*\"?" + _NAME_BYTES, False),
+    # _ACCOUNT_CONTEXTS, _ADDR_CONTEXTS: their literal part
+    (b"arn:aws", False),
+    (rb"\.dkr\.ecr\.", False),
+    (linescan.caseless("account"), False),
+    (linescan.caseless("owner"), False),
+    (linescan.caseless("master"), False),
+    (linescan.caseless("rdzv"), False),
+    (b"://", False),  # _URL_HOST
+    (b"@", False),  # _EMAIL
+    (b"pod", False),  # _POD_REFS
+    (b"Pod ", False),
+    *((role.encode(), False) for role in _POD_ROLES),  # _learn_pods
+)  # fmt: skip
 _POD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
 # After `host.`: what makes the dot part of the host's own name, so the host is replaced
 # (a domain, its stand-in, a file extension); anything else (`vm.max_map_count`) keeps it.
@@ -178,6 +223,19 @@ def _trie_pattern(words: Iterable[str]) -> str:
     return build(trie)
 
 
+_learn_db: list[linescan.LineScan | None] = []
+
+
+def _learn_scan() -> linescan.LineScan | None:
+    """The scan for `learn`, compiled on first use (None without Hyperscan)."""
+    if not _learn_db:
+        scan = None
+        if linescan.available():
+            scan = linescan.LineScan([e for e, _ in _LEARN_SCAN], [m for _, m in _LEARN_SCAN])
+        _learn_db.append(scan)
+    return _learn_db[0]
+
+
 @dataclass
 class Obfuscator:
     """Learns identifiers from everything first, then rewrites text consistently."""
@@ -194,8 +252,21 @@ class Obfuscator:
     _seen: set[str] = field(default_factory=set, repr=False)
     _ip_hosts: dict[str, str] = field(default_factory=dict, repr=False)
     _passes: list[Callable[[str], str]] | None = field(default=None, repr=False)
+    _scan: linescan.LineScan | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ learning
+    def learn_bytes(self, data: bytes) -> None:
+        """`learn(data.decode("utf-8", "replace"))`, reading only the lines it can match."""
+        scan = _learn_scan()
+        if scan is None:
+            self.learn(data.decode("utf-8", "replace"))
+            return
+        # Whole lines cut at `\n`, which no multi-byte sequence holds: each decodes as it did
+        # inside the buffer, and every pass of `learn` stays inside one line.
+        regions = scan.regions(data)
+        if regions:
+            self.learn(b"".join(data[s:e] for s, e in regions).decode("utf-8", "replace"))
+
     def learn(self, text: str) -> None:
         """Find host names and account ids in `text` (call for everything before `apply`)."""
         recent = ""  # NCCL prints one host on many lines in a row: check it first
@@ -323,6 +394,34 @@ class Obfuscator:
             text = rewrite(text)
         return text
 
+    def apply_bytes(self, data: bytes) -> bytes:
+        """`apply` on UTF-8 bytes (bytes that are not UTF-8 pass unchanged), run only on the
+        lines one of its passes can match."""
+        self._compiled()
+        scan = self._scan
+        if scan is None or _SEPARATOR[:1] in data:
+            return self.apply(data.decode("utf-8", "surrogateescape")).encode(
+                "utf-8", "surrogateescape"
+            )
+        regions = scan.regions(data)
+        if not regions:
+            return data
+        # The lines, each region apart from the next by a line of its own that no pass can
+        # match or see past, rewritten in one go (stand-ins are given in the same order as on
+        # the whole text: the passes meet the same matches in the same order).
+        joined = _SEPARATOR.join(data[s:e] for s, e in regions)
+        text = self.apply(joined.decode("utf-8", "surrogateescape"))
+        parts = text.encode("utf-8", "surrogateescape").split(_SEPARATOR)
+        if len(parts) != len(regions):  # pragma: no cover - stand-ins hold no NUL
+            raise AssertionError("obfuscation split a region")
+        pieces: list[bytes] = []
+        last = 0
+        for (start, end), part in zip(regions, parts, strict=True):
+            pieces += [data[last:start], part]
+            last = end
+        pieces.append(data[last:])
+        return b"".join(pieces)
+
     def _ipv6_pass(self, text: str) -> str:
         """Compressed IPv6 addresses (every one has `::`), found from the `::` outwards: a
         regex that starts with a hex class would try every position of the text."""
@@ -412,7 +511,25 @@ class Obfuscator:
                 pattern = re.compile(f"(?:{_trie_pattern(hosts)})(?![A-Za-z0-9])")
                 passes.append(partial(pattern.sub, self._host))
             self._passes = passes
+            self._scan = self._apply_scan(domains, hosts)
         return self._passes
+
+    def _apply_scan(self, domains: set[str], hosts: set[str]) -> linescan.LineScan | None:
+        """One scan for every pass of `apply`: the shapes, then the learned names (the same
+        sets `_compiled` matches, spelled exactly, as its patterns match case-sensitively)."""
+        if not linescan.available():
+            return None
+        names = [*self.accounts, *domains, *hosts]
+        if not all(names):
+            return None  # an empty name would match everywhere: run on everything instead
+        stems = {m.group(1) for h in hosts if (m := re.match(r"(.*[^0-9])\d+$", h))}
+        return linescan.LineScan(
+            [
+                *_APPLY_SCAN,
+                *(linescan.literal(n) for n in names),
+                *(linescan.literal(stem) + rb"\[" for stem in stems),
+            ]
+        )
 
     def _spelled(self, known: dict[str, str]) -> set[str]:
         """The spellings seen of the names in `known`, plus their lower-case forms."""

@@ -56,6 +56,7 @@ _TRANSPORTS = (
 )
 # Only these NCCL INFO lines matter here; the rest of NCCL_DEBUG=INFO output is skipped unread.
 _USEFUL_INFO = ("NCCL version", "NET/", "Using network", "provider is")
+_USEFUL_INFO_RE = re.compile("|".join(map(re.escape, _USEFUL_INFO)))
 _TIME_NAMES = ("time", "cputime")
 _PREAMBLE = ("size", "count", "type", "redop", "root")
 _DEFAULT_HALF = ["time", "algbw", "busbw", "#wrong"]
@@ -475,7 +476,7 @@ class TextParser:
 
     def feed(self, n: int, line: str) -> None:
         self.lines = n
-        if " NCCL INFO " in line and not any(word in line for word in _USEFUL_INFO):
+        if " NCCL INFO " in line and _USEFUL_INFO_RE.search(line) is None:
             return
         stripped = strip_prefixes(line)
         stream = self.streams.get(stripped.label)

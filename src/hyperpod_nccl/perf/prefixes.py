@@ -10,46 +10,49 @@ line, so interleaved output of independent runs can be told apart.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-# One prefix at the start of a line; prefixes are peeled off in any order, one match at a time.
-_PREFIX = re.compile(
-    r"\s*(?:"
+# One prefix at the start of a line; prefixes are peeled off in any order. The first three
+# carry the launcher's task label.
+_LABELLED = (
     r"\[\d+,(?P<ompi>\d+)\]<std(?:out|err)>:"  # Open MPI --tag-output
     r"|\[(?P<rank>\d+)\](?=\s|#|$)"  # MPICH -prepend-rank, other launchers
     r"|(?P<srun>\d+):(?=\s|$)"  # srun --label
+)
+_UNLABELLED = (
     # ISO 8601 timestamps (kubectl logs --timestamps, CloudWatch exports).
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?=\s)"
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?=\s)"
     # Bracketed timestamps, e.g. `[2024-05-01 10:00:00]` from an awk strftime wrapper.
     r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?\]"
     r"|\[pod/[^\]\s]+\]"  # kubectl logs --prefix
     # pdsh / clush host labels in front of a table line: `node-1: #  size ...`.
     r"|[A-Za-z][\w.-]*:(?=\s+(?:#|\d|\[))"
-    r")"
 )
+MAX_PREFIXES = 6
+# No two prefixes can match at one position (each starts differently), so peeling them one
+# match at a time and matching up to MAX_PREFIXES of them in one go give the same end; the
+# label is that of the first labelled one among them.
+_PREFIXES = re.compile(rf"(?:\s*(?:{_LABELLED}|{_UNLABELLED})){{0,{MAX_PREFIXES}}}")
+_FIRST_LABEL = re.compile(rf"(?:\s*(?:{_UNLABELLED})){{0,{MAX_PREFIXES - 1}}}\s*(?:{_LABELLED})")
 # Launcher tags that some launchers repeat inside a line, at every write the task made.
 _INLINE_TAG = re.compile(r"\[\d+(?:,\d+)?\](?:<std(?:out|err)>:)?")
 MAX_PREFIXES = 6
 
 
-@dataclass(frozen=True)
-class Stripped:
+class Stripped(NamedTuple):
     body: str  # the line without its prefixes and leading white space
     label: str  # the launcher's task label, "" when the line had none
 
 
 def strip_prefixes(line: str) -> Stripped:
     """Peel launcher and logging prefixes off one line."""
-    pos = 0
-    label = ""
-    for _ in range(MAX_PREFIXES):
-        m = _PREFIX.match(line, pos)
-        if m is None:
-            break
-        pos = m.end()
-        if not label:
-            label = m["ompi"] or m["rank"] or m["srun"] or ""
-    return Stripped(line[pos:].lstrip() if pos else line.lstrip(), label)
+    peeled = _PREFIXES.match(line)  # always matches, perhaps empty
+    pos = peeled.end() if peeled else 0
+    if not pos:
+        return Stripped(line.lstrip(), "")
+    first = _FIRST_LABEL.match(line)
+    label = (first["ompi"] or first["rank"] or first["srun"] or "") if first else ""
+    return Stripped(line[pos:].lstrip(), label)
 
 
 def drop_inline_tags(body: str) -> str:

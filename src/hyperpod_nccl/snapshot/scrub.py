@@ -50,7 +50,10 @@ class Scrubber:
         rest = next(chunks, b"")
         if not rest:
             text = first.decode("utf-8", "surrogateescape")
-            target.write(self.text(text).encode("utf-8", "surrogateescape"))
+            if self.redactor is not None:
+                text = redact_document(self.redactor, text)
+            data = text.encode("utf-8", "surrogateescape")
+            target.write(self.obfuscator.apply_bytes(data) if self.obfuscator else data)
             return
         for chunk in self._scrubbed_chunks(itertools.chain((first, rest), chunks)):
             target.write(chunk)
@@ -74,8 +77,7 @@ class Scrubber:
             chunks = self.redactor.chunks(chunks)
         for chunk in chunks:
             if self.obfuscator is not None:
-                text = chunk.decode("utf-8", "surrogateescape")
-                chunk = self.obfuscator.apply(text).encode("utf-8", "surrogateescape")
+                chunk = self.obfuscator.apply_bytes(chunk)
             yield chunk
 
     def _obfuscate_tree(self, data: Any) -> Any:
