@@ -21,6 +21,8 @@ class Obfuscator(Protocol):
 
     def apply(self, text: str) -> str: ...
 
+    def apply_bytes(self, data: bytes) -> bytes: ...
+
 
 @dataclass
 class Scrubber:
