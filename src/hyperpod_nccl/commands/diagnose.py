@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from hyperpod_nccl.api import analyze_snapshot
-from hyperpod_nccl.bundle.escalation import save_requested_bundle
-from hyperpod_nccl.checks.selection import parse_selection
+from hyperpod_nccl import api
+from hyperpod_nccl.api import DEFAULT_SAMPLE_NODES, DiagnoseRequest
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
-    check_bundle_options,
-    emit,
+    deliver,
+    exit_code_for,
+    notify,
+    save_fields,
 )
-from hyperpod_nccl.diagnose_run import DiagnoseRequest, open_snapshot
 from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
 from hyperpod_nccl.exit_codes import UsageError
@@ -78,7 +78,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="time window for events and logs, e.g. 30m, 2h, 1d (default: 2h)",
     )
     nodes = scope.add_mutually_exclusive_group()
-    nodes.add_argument("--sample-nodes", type=int, metavar="N", help="probe N nodes (default: 4)")
+    nodes.add_argument(
+        "--sample-nodes",
+        type=int,
+        metavar="N",
+        help=f"probe N of the cluster's nodes (default: {DEFAULT_SAMPLE_NODES}: a cluster can "
+        "have a thousand and each probe is an SSM session; failed instances and nodes in "
+        "trouble first)",
+    )
     nodes.add_argument("--all-nodes", action="store_true", help="probe every node")
     scope.add_argument(
         "--node", action="append", default=[], metavar="ID", help="probe this instance (repeatable)"
@@ -134,8 +141,6 @@ def run(args: argparse.Namespace) -> int:
                 "diagnose: --example replays a shipped bundle; drop --bundle/--cluster"
             )
         args.bundle = example_path("bundles", args.example)
-    check_bundle_options(args)
-    selection = parse_selection(args.check, args.skip)
     request = DiagnoseRequest(
         cluster=args.cluster,
         region=args.region,
@@ -151,11 +156,9 @@ def run(args: argparse.Namespace) -> int:
         context=args.context,
         controller_group=args.controller_group,
         bundle=args.bundle,
+        checks=tuple(args.check),
+        skip=tuple(args.skip),
+        **save_fields(args),
     )
-    with open_snapshot(request) as snapshot:
-        report = analyze_snapshot(
-            snapshot, bundle=args.bundle, saved_to=args.save_bundle, selection=selection
-        )
-        code = emit(report, args)
-        save_requested_bundle(report, snapshot, args)
-    return code
+    report = api.diagnose(request, notify=notify, deliver=deliver(args))
+    return exit_code_for(report, args.fail_on)
