@@ -5,6 +5,7 @@ only parses, calls the api and renders. Reports are compared as the CLI's JSON s
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -155,7 +156,7 @@ def test_probe_check_and_skip_pick_node_checks(
     assert _as_shown(skipped) == _cli_json(
         capsys, "probe", "--bundle", str(probe_bundle), "--skip", "node.gpu_ecc"
     )
-    with pytest.raises(UsageError, match="--check: no check or area 'node.nope'"):
+    with pytest.raises(UsageError, match=re.escape("--check: no check or area 'node.nope'")):
         api.probe(bundle=str(probe_bundle), checks=["node.nope"])
 
 
