@@ -23,12 +23,13 @@ from hyperpod_nccl.api.run_diagnose import DIAGNOSE_AREAS, analyze_snapshot, dia
 from hyperpod_nccl.api.run_logs import logs
 from hyperpod_nccl.api.run_perf import perf
 from hyperpod_nccl.api.run_probe import CatalogEntry, is_probe_id, probe, probe_catalog
-from hyperpod_nccl.api.runs import NothingRead
+from hyperpod_nccl.api.runs import NONE_READ, NothingRead
 from hyperpod_nccl.log_analysis import analyze_logs, is_flight_recorder_dump
 
 __all__ = [
     "DEFAULT_SAMPLE_NODES",
     "DIAGNOSE_AREAS",
+    "NONE_READ",
     "BundleSummary",
     "CatalogEntry",
     "DiagnoseRequest",

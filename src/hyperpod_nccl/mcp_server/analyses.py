@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hyperpod_nccl import api
-from hyperpod_nccl.api import DiagnoseRequest, LogsRequest, NothingRead, PerfRequest
-from hyperpod_nccl.api.runs import NONE_READ
+from hyperpod_nccl.api import NONE_READ, DiagnoseRequest, LogsRequest, NothingRead, PerfRequest
 from hyperpod_nccl.mcp_server.errors import AnticipatedError, one_line
 from hyperpod_nccl.mcp_server.inputs import relabel, require_input, with_pasted_text
 from hyperpod_nccl.model import NotChecked, Report
