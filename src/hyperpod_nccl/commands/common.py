@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
 from hyperpod_nccl.report.show import DEFAULT_SHOW, SHOW
 from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # Report formats a file name implies, for `-o FILE` without `--format`.
 EXTENSIONS = {
@@ -183,14 +187,25 @@ def notify(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def save_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """The api's SaveOptions fields from `--save-bundle`, `--obfuscate` and `--no-redact`."""
-    return {
-        "save_bundle": getattr(args, "save_bundle", None),
-        "obfuscate": getattr(args, "obfuscate", False),
-        "redact": not getattr(args, "no_redact", False),
-        "argv": list(sys.argv),
+R = TypeVar("R", bound="DataclassInstance")
+
+
+def request_from(args: argparse.Namespace, kind: type[R], **given: Any) -> R:
+    """The api request of a command: each field from the argument of the same name (the
+    options' `dest`s are the request's field names, so no command lists them again), the
+    bundle options from `--save-bundle`, `--obfuscate` and `--no-redact`, and `given`
+    for what the command works out itself."""
+    values = {
+        f.name: getattr(args, f.name) for f in dataclasses.fields(kind) if hasattr(args, f.name)
     }
+    values.update(
+        save_bundle=getattr(args, "save_bundle", None),
+        obfuscate=getattr(args, "obfuscate", False),
+        redact=not getattr(args, "no_redact", False),
+        argv=list(sys.argv),  # the manifest's command line
+    )
+    values.update(given)
+    return kind(**values)
 
 
 def deliver(

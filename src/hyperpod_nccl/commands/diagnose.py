@@ -13,7 +13,7 @@ from hyperpod_nccl.commands.common import (
     deliver,
     exit_code_for,
     notify,
-    save_fields,
+    request_from,
 )
 from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
@@ -88,7 +88,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     nodes.add_argument("--all-nodes", action="store_true", help="probe every node")
     scope.add_argument(
-        "--node", action="append", default=[], metavar="ID", help="probe this instance (repeatable)"
+        "--node",
+        dest="nodes",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="probe this instance (repeatable)",
     )
     slurm = parser.add_argument_group("slurm")
     slurm.add_argument(
@@ -117,6 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     pick = parser.add_argument_group("checks")
     pick.add_argument(
         "--check",
+        dest="checks",
         action="append",
         default=[],
         metavar="ID|AREA,...",
@@ -141,24 +147,6 @@ def run(args: argparse.Namespace) -> int:
                 "diagnose: --example replays a shipped bundle; drop --bundle/--cluster"
             )
         args.bundle = example_path("bundles", args.example)
-    request = DiagnoseRequest(
-        cluster=args.cluster,
-        region=args.region,
-        profile=args.profile,
-        namespace=args.namespace,
-        job=args.job,
-        orchestrator=args.orchestrator,
-        since=args.since,
-        sample_nodes=args.sample_nodes,
-        all_nodes=args.all_nodes,
-        nodes=tuple(args.node),
-        kubeconfig=args.kubeconfig,
-        context=args.context,
-        controller_group=args.controller_group,
-        bundle=args.bundle,
-        checks=tuple(args.check),
-        skip=tuple(args.skip),
-        **save_fields(args),
-    )
+    request = request_from(args, DiagnoseRequest)
     report = api.diagnose(request, notify=notify, deliver=deliver(args))
     return exit_code_for(report, args.fail_on)

@@ -12,7 +12,7 @@ from hyperpod_nccl.commands.common import (
     deliver,
     exit_code_for,
     notify,
-    save_fields,
+    request_from,
 )
 from hyperpod_nccl.commands.progress import TerminalProgress
 from hyperpod_nccl.examples import example_path
@@ -70,13 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if args.paths or args.bundle:
             raise UsageError("logs: --example analyses shipped logs; drop the PATHs/--bundle")
         args.paths = [example_path("logs", args.example)]
-    request = LogsRequest(
-        paths=tuple(args.paths),
-        bundle=args.bundle,
-        engine=args.engine,
-        refuse_missing=True,
-        **save_fields(args),
-    )
+    request = request_from(args, LogsRequest, refuse_missing=True)
     report = api.logs(
         request, progress=TerminalProgress, notify=notify, deliver=deliver(args, skipped=True)
     )

@@ -14,7 +14,7 @@ from hyperpod_nccl.commands.common import (
     deliver,
     exit_code_for,
     notify,
-    save_fields,
+    request_from,
 )
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
 from hyperpod_nccl.perf.render import render_perf
@@ -111,15 +111,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    request = PerfRequest(
-        paths=tuple(args.paths),
-        bundle=args.bundle,
-        instance_type=args.instance_type,
-        transport=args.transport,
-        expected_busbw=args.expected_busbw,
-        world_size=args.world_size,
-        refuse_missing=True,
-        **save_fields(args),
-    )
+    request = request_from(args, PerfRequest, refuse_missing=True)
     report = api.perf(request, notify=notify, deliver=deliver(args, render_perf, skipped=True))
     return exit_code_for(report, args.fail_on)

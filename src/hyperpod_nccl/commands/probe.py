@@ -20,7 +20,7 @@ from hyperpod_nccl.commands.common import (
     deliver,
     exit_code_for,
     notify,
-    save_fields,
+    request_from,
 )
 from hyperpod_nccl.exit_codes import ExitCode
 
@@ -87,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     limits = parser.add_argument_group("limits")
     limits.add_argument(
         "--node-timeout",
+        dest="node_timeout_s",
         type=float,
         default=DEFAULT_NODE_TIMEOUT_S,
         metavar="S",
@@ -94,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     limits.add_argument(
         "--deadline",
+        dest="deadline_s",
         type=float,
         default=DEFAULT_DEADLINE_S,
         metavar="S",
@@ -116,6 +118,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     pick = parser.add_argument_group("checks")
     pick.add_argument(
         "--check",
+        dest="checks",
         action="append",
         default=[],
         metavar="ID|AREA,...",
@@ -164,23 +167,13 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         return _print_catalog(args.format)
     old_style, skip = _split_skip(args.skip)
-    request = ProbeRequest(
+    request = request_from(
+        args,
+        ProbeRequest,
         probes=[args.probes] if args.probes else [],
         skip_probes=[*args.skip_probes, *old_style],
-        checks=tuple(args.check),
-        skip=tuple(skip),
-        since=args.since,
-        bundle=args.bundle,
-        slurm_nodes=args.slurm_nodes,
-        slurm_job=args.slurm_job,
-        sample_nodes=args.sample_nodes,
-        prefer_nodes=args.prefer_nodes,
-        node_timeout_s=args.node_timeout,
-        deadline_s=args.deadline,
-        concurrency=args.concurrency,
-        start_rate=args.start_rate,
+        skip=skip,
         refuse_missing=True,
-        **save_fields(args),
     )
     report = api.probe(request, notify=notify, deliver=deliver(args))
     return exit_code_for(report, args.fail_on)
