@@ -58,6 +58,29 @@ def add_format_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGro
     return group
 
 
+def add_check_options(
+    parser: argparse.ArgumentParser, which: str = "checks", skip_also: str = ""
+) -> None:
+    """`--check` and `--skip ID|AREA,...`, the same on every command that runs checks
+    (`which` says which of them it runs; `skip_also`, what else --skip takes)."""
+    pick = parser.add_argument_group("checks")
+    pick.add_argument(
+        "--check",
+        dest="checks",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help=f"run only these {which} (hyperpod-nccl checks lists them); repeatable",
+    )
+    pick.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help="leave out these checks or areas; they are listed as not checked" + skip_also,
+    )
+
+
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     """`--format`, `-o/--output`, `--show` and `--fail-on`, the same on every report command."""
     group = add_format_options(parser)

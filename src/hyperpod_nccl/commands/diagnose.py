@@ -9,6 +9,7 @@ from hyperpod_nccl import api
 from hyperpod_nccl.api import DEFAULT_SAMPLE_NODES, DiagnoseRequest
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
+    add_check_options,
     add_output_options,
     deliver,
     exit_code_for,
@@ -119,22 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="replay an example bundle shipped with the tool: "
         + ", ".join(example_names("bundles")),
     )
-    pick = parser.add_argument_group("checks")
-    pick.add_argument(
-        "--check",
-        dest="checks",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="run only these checks or areas (hyperpod-nccl checks lists them); repeatable",
-    )
-    pick.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="leave out these checks or areas; they are listed as not checked",
-    )
+    add_check_options(parser, "checks or areas")
     add_output_options(parser)
     add_bundle_options(parser)
     parser.set_defaults(handler=run)

@@ -16,6 +16,7 @@ from hyperpod_nccl.collect.probes import (
 )
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
+    add_check_options,
     add_output_options,
     deliver,
     exit_code_for,
@@ -115,22 +116,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="PER_S",
         help=f"session starts per second (default {DEFAULT_START_RATE:g})",
     )
-    pick = parser.add_argument_group("checks")
-    pick.add_argument(
-        "--check",
-        dest="checks",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="run only these node checks (hyperpod-nccl checks --area node lists them); repeatable",
-    )
-    pick.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="leave out these checks; they are listed as not checked (a probe id here leaves "
-        "out that probe, as --skip-probes does)",
+    add_check_options(
+        parser,
+        "node checks",
+        "; a probe id here leaves out that probe, as --skip-probes does",
     )
     add_output_options(parser)
     add_bundle_options(parser)  # --save-bundle with --obfuscate / --no-redact, as elsewhere
