@@ -50,7 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     what = parser.add_argument_group("what to probe")
-    what.add_argument("--probes", metavar="ID,...", help="only these probe ids (see --list)")
+    what.add_argument(
+        "--probes",
+        action="append",
+        default=[],
+        metavar="ID,...",
+        help="only these probe ids (see --list); repeatable",
+    )
     what.add_argument(
         "--skip-probes",
         action="append",
@@ -159,7 +165,6 @@ def run(args: argparse.Namespace) -> int:
     request = request_from(
         args,
         ProbeRequest,
-        probes=[args.probes] if args.probes else [],
         skip_probes=[*args.skip_probes, *old_style],
         skip=skip,
         refuse_missing=True,
