@@ -1,8 +1,9 @@
 """A second fresh set of real public logs (tests/fixtures/corpus/fresh2.jsonl, issue 18, from
 threads none of the other sets draw on) scored alone and spread over rank files among healthy
 output. Scored before any rule was changed for it: 55/62 alone and spread (rules as of e7a4136),
-3 failing logs answered null, no FAIL on a healthy log. The misses left are listed here by id,
-so that a fix and a regression both fail this test until the list is updated."""
+3 failing logs answered null, no FAIL on a healthy log; 61/62 both ways after the fixes of
+issue 18 (g014's label is questioned below), which makes it no blind measure any more. The misses left are listed here by id, so
+that a fix and a regression both fail this test until the list is updated."""
 
 from __future__ import annotations
 
@@ -23,17 +24,29 @@ CASES = [
     for line in (CORPUS / "fresh2.jsonl").read_text("utf-8").splitlines()
     if line.strip()
 ]
-# Misses, with why:
-# g014 TCPStore client timed out connecting to 127.0.0.1 (vLLM StatelessProcessGroup): named
-#   NET_UNREACHABLE, the store never met its server (RENDEZVOUS_FAILURE);
-# g020 DataLoader 'killed by signal: Bus error' wrapped over three lines: no finding;
-# g037 'Triton Error [CUDA]: an illegal memory access' behind vLLM's ERROR prefix: APP_EXCEPTION;
-# g040 NCCL 2.2x INFO 'socketPollConnect: connect returned No route to host, retrying': none;
-# g044 joblib/multiprocessing '[Errno 28] No space left on device' creating semaphores
-#   (/dev/shm full): named DISK_FULL;
-# g054 'NCCL WARN Mismatched collective detected' (NCCL 2.4): UNCLASSIFIED_FAILURE;
-# g057 kube-scheduler 'no nodes available to schedule pods' with Pending pods: no finding.
-KNOWN_MISSES = {"g014", "g020", "g037", "g040", "g044", "g054", "g057"}
+# Misses when scored (rules as of e7a4136), each fixed from what the program means (issue 18):
+# g020 DataLoader 'killed by signal: Bus error' word-wrapped over three lines: no finding; the
+#   paste is joined back (rules/paste.py join_word_wrapped);
+# g037 'Triton Error [CUDA]: an illegal memory access': APP_EXCEPTION; CUDA's error strings
+#   are read whatever prints them (cuda-error-generic cuda_text);
+# g040 NCCL 2.2x INFO 'connect returned No route to host, retrying (34/34)': none; the last
+#   counted retry is a failure (nccl-connect-retry);
+# g044 joblib '[Errno 28] No space left on device' creating its semaphore (/dev/shm full):
+#   DISK_FULL (semaphore-shm-full);
+# g054 'NCCL WARN Mismatched collective detected' (NCCL 2.4): UNCLASSIFIED_FAILURE
+#   (nccl-collective-mismatch);
+# g057 kube-scheduler 'no nodes available to schedule pods' in Markdown bold: no finding
+#   (k8s-failed-scheduling, paste.strip_bold).
+# Left: g014, a TCPStore client timed out connecting to 127.0.0.1 (vLLM StatelessProcessGroup),
+#   labelled RENDEZVOUS_FAILURE and answered NET_UNREACHABLE. The label looks wrong, not the
+#   rule: c10d's socket.cpp retries a refused connect until its timeout, so this line is what
+#   a client prints when nothing listens on the port; the registry's NET_UNREACHABLE is 'peers
+#   cannot connect (refused, timed out or no route)', and the captured runs of exactly this
+#   (tests/fixtures/captured/cpu/connection-refused-*.log, connect-timeout-syn-dropped-*.log,
+#   all on 127.0.0.1 from the TCPStore constructor) and the same message to other hosts
+#   (extra x028, heldout h011) are all labelled NET_UNREACHABLE. NET_UNREACHABLE with
+#   RENDEZVOUS_FAILURE in 'also' (as x028) would be the consistent label.
+KNOWN_MISSES = {"g014"}
 KNOWN_SPREAD_MISSES = KNOWN_MISSES
 
 

@@ -1,6 +1,7 @@
 """Logs as they reach us: every real example line of the catalog, pasted in the shapes real
-pastes take (hard-wrapped at a terminal's width, quoted, indented, behind a stray backtick,
-in CRLF, in ANSI colour), gives the codes the clean line gives, with either engine."""
+pastes take (hard-wrapped at a terminal's width, word-wrapped at spaces by a text box, in
+Markdown bold, quoted, indented, behind a stray backtick, in CRLF, in ANSI colour), gives the
+codes the clean line gives, with either engine."""
 
 from __future__ import annotations
 
@@ -9,9 +10,17 @@ from pathlib import Path
 import pytest
 
 from hyperpod_nccl.api import analyze_logs
+from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.engine import hyperscan_available
-from hyperpod_nccl.rules.paste import normalize, strip_ansi, unwrap, wrap_width
+from hyperpod_nccl.rules.paste import (
+    join_word_wrapped,
+    normalize,
+    strip_ansi,
+    strip_bold,
+    unwrap,
+    wrap_width,
+)
 
 CATALOG = load_catalog()
 EXAMPLES = sorted(
@@ -29,11 +38,27 @@ def _hard_wrap(line: str, width: int) -> list[str]:
     return [line[i : i + width] for i in range(0, len(line), width)] or [""]
 
 
+def _word_wrap(line: str, width: int) -> list[str]:
+    """Break at single spaces between words, each broken line keeping its trailing space, as
+    a text box copies a message it wrapped (fresh2 g020)."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(line) - 1):
+        cut = line[i] == " " and line[i - 1] != " " and line[i + 1] != " "
+        if cut and i + 1 - start >= width:
+            out.append(line[start : i + 1])
+            start = i + 1
+    return [*out, line[start:]]
+
+
 def _shapes(line: str) -> dict[str, bytes]:
     width = 80
     wrapped = _hard_wrap(FILLER, width) + _hard_wrap(line, width) + _hard_wrap(FILLER, width)
+    words = [FILLER, *_word_wrap(line, 40), FILLER]
     return {
         "wrapped": "\n".join(wrapped).encode() + b"\n",
+        "word-wrapped": "\n".join(words).encode() + b"\n",
+        "bold": f"{FILLER}\n**{line}**\n{FILLER}\n".encode(),
         "quoted": f"> {line}\n".encode(),
         "indented": f"    {line}\n".encode(),
         "backtick": f"`{line}\n".encode(),
@@ -42,9 +67,14 @@ def _shapes(line: str) -> dict[str, bytes]:
     }
 
 
-def _codes(path: Path, engine: str) -> set[str]:
+def _report(path: Path, engine: str) -> tuple[set[str], str | None]:
     report = analyze_logs([str(path)], backend=engine).to_dict()
-    return {f["code"] for f in report["findings"] if f["status"] in ("FAIL", "WARN")}
+    codes = {f["code"] for f in report["findings"] if f["status"] in ("FAIL", "WARN")}
+    return codes, report["root_cause"]
+
+
+def _codes(path: Path, engine: str) -> set[str]:
+    return _report(path, engine)[0]
 
 
 ENGINES = ["re", "hyperscan"] if hyperscan_available() else ["re"]
@@ -58,10 +88,18 @@ def test_pasted_shapes_give_the_clean_lines_codes(
     clean = tmp_path / "clean.log"
     clean.write_text(example + "\n", "utf-8")
     expected = _codes(clean, engine)
+    root = _report(clean, engine)[1]
     for shape, data in _shapes(example).items():
         pasted = tmp_path / f"{shape}.log"
         pasted.write_bytes(data)
-        assert _codes(pasted, engine) == expected, (shape, example)
+        if shape == "word-wrapped":
+            # A piece may read as something alone ('ImportError: /path: ' is a Python
+            # exception) when the whole reads as nothing new: that piece's code comes too,
+            # the clean line's codes and root cause stay.
+            codes, pasted_root = _report(pasted, engine)
+            assert expected <= codes and pasted_root == root, (shape, example)
+        else:
+            assert _codes(pasted, engine) == expected, (shape, example)
 
 
 def test_hyperscan_is_installed_where_ci_runs() -> None:
@@ -85,6 +123,50 @@ def test_unwrap_keeps_line_numbers_and_leaves_unwrapped_text_alone() -> None:
         for i in range(8)
     ]
     assert wrap_width(channels) is None
+
+
+def _reading(line: bytes) -> object:
+    return LogAnalyzer(CATALOG, backend="re").reading(line)
+
+
+def test_word_wrapped_lines_are_joined_and_records_are_not() -> None:
+    data = (
+        b"DataLoader worker (pid 270071) is killed by signal: \n"
+        b"Bus error. It is possible that dataloader's workers are out of shared memory. \n"
+        b"Please try to raise your shared memory limit. \n"
+        b"[rank0]: next\n"
+    )
+    out = join_word_wrapped(data, _reading).split(b"\n")
+    assert out[0].startswith(b"DataLoader worker (pid 270071) is killed by signal: Bus error.")
+    assert out[0].endswith(b"raise your shared memory limit. ")
+    assert out[1:4] == [b"", b"", b"[rank0]: next"]  # line numbers kept
+    # A line that starts a record of its own (NCCL's host:pid:tid, a time, a rank) is not the
+    # rest of the line before it; nor is an indented line, nor one after several spaces.
+    records = (
+        b"ip-10-1-2-3:4:5 [0] NCCL INFO NCCL_SOCKET_IFNAME set to enp \n"
+        b"ip-10-1-2-3:4:5 [0] NCCL INFO Bootstrap : Using enp1s0:10.1.2.3<0>\n"
+        b"[rank1]: a \n[rank1]: b\n2024-05-28 14:04:27,954 x \n2024-05-28 14:04:28,954 y\n"
+        b"exitcode  : -11 (pid: 3304209)     \nnext\nTraceback: \n  File x\n"
+    )
+    assert join_word_wrapped(records, _reading) == records
+    # Nor is a line that reads as something of its own: the join would hide it.
+    own = b"DataLoader worker (pid 1) is killed by signal: \nCUDA error: out of memory\n"
+    assert join_word_wrapped(own, _reading) == own
+
+
+def test_markdown_bold_around_a_line_is_removed_and_stars_in_text_are_kept() -> None:
+    assert strip_bold(b'    **"message": "no nodes",**\n') == b'    "message": "no nodes",\n'
+    assert (
+        strip_bold(b"**hvd1:2918:3333 [0] NCCL WARN x**\r\n")
+        == b"hvd1:2918:3333 [0] NCCL WARN x\r\n"
+    )
+    kept = (
+        b"slurmstepd: error: *** JOB 608 ON n1 CANCELLED AT 2022-08-12T02:06:12 ***\n"
+        b"*** STEP 5.0 ON n1 CANCELLED AT 2022-08-12T02:06:12 ***\n"
+        b"    return lambda *args, **kwargs: self.run(grid=grid, **kwargs)\n"
+        b"nginx-784b7cc96d-dkh7f   0/1     **Pending**   0          39m\n"
+    )
+    assert strip_bold(kept) == kept
 
 
 def test_escape_sequences_are_removed_and_text_is_kept() -> None:

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
-from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefilter, scan_stream
+from hyperpod_nccl.rules.engine import (
+    LineHit,
+    Prefilter,
+    ScanStats,
+    decode_line,
+    make_prefilter,
+    scan_stream,
+)
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.firsts import FirstErrors
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
@@ -124,7 +132,7 @@ class LogAnalyzer:
             sources.append(SourceStats(name))
         source = sources[-1]
         if lines_before == 0:
-            stream = _pasted(stream)
+            stream = _pasted(stream, self.reading)
         try:
             hits = scan_stream(stream, self.prefilter, stats, line_base=lines_before)
             for hit in hits:
@@ -141,13 +149,30 @@ class LogAnalyzer:
         as the scan would use them (benign lines left out). For comparing engines and for
         asking why a line matched; it records nothing."""
         verdicts: dict[int, tuple[str | None, tuple[str, ...]]] = {}
-        for hit in scan_stream(_pasted(stream), self.prefilter):
+        for hit in scan_stream(_pasted(stream, self.reading), self.prefilter):
             verdict = self._verdict(hit)
             if verdict.skip:
                 continue
             primary = verdict.primary[0].id if verdict.primary else None
             verdicts[hit.line_no] = (primary, tuple(sorted(r.id for r, _ in verdict.contexts)))
         return verdicts
+
+    def reading(self, line: bytes) -> tuple[str, str | None] | None:
+        """What the rules make of one line on its own: ('benign', None), the finding rule that
+        counts with the code it gives, or None. For joining word-wrapped pastes
+        (rules/paste.py)."""
+        text = decode_line(line)
+        if self._benign_re is not None and self._benign_re.search(text):
+            return ("benign", None)
+        indexes = sorted({index for _, index in self.prefilter.matches(memoryview(line))})
+        primary = self._verdict(LineHit(0, line, tuple(indexes))).primary
+        if primary is None:
+            return None
+        rule, captures = primary
+        if not rule.classify:
+            return (rule.id, rule.code)
+        classified = CLASSIFIERS[rule.classify]({k: v.strip() for k, v in captures.items()})
+        return (rule.id, classified[0]) if classified else None
 
     def _verdict(self, hit: LineHit) -> LineVerdict:
         """What the rules say about this line's text, computed once per distinct text: logs
@@ -248,7 +273,10 @@ class LogAnalyzer:
     def _add_finding(self, rule: Rule, raw: dict[str, str], occurrence: Occurrence) -> None:
         captures = {k: v.strip() for k, v in raw.items()}
         if rule.classify:
-            code, status = CLASSIFIERS[rule.classify](captures)
+            classified = CLASSIFIERS[rule.classify](captures)
+            if classified is None:  # the captures say this line shows no failure
+                return
+            code, status = classified
         else:
             assert rule.code is not None
             code, status = rule.code, rule.status
@@ -298,7 +326,7 @@ class _Failing:
         raise self._error
 
 
-def _pasted(stream: BinaryIO) -> BinaryIO:
+def _pasted(stream: BinaryIO, reading: Callable[[bytes], object]) -> BinaryIO:
     """A small input with paste damage undone (rules/paste.py); a large one as it is."""
     buffer = bytearray(UNWRAP_MAX_BYTES + 1)
     view = memoryview(buffer)
@@ -310,10 +338,10 @@ def _pasted(stream: BinaryIO) -> BinaryIO:
                 break
             filled += n
     except Exception as exc:  # damaged input (a truncated .gz): scan what came, then fail
-        return cast(BinaryIO, _Prepended(normalize(bytes(view[:filled])), _Failing(exc)))
+        return cast(BinaryIO, _Prepended(normalize(bytes(view[:filled]), reading), _Failing(exc)))
     head = bytes(view[:filled])
     if filled <= UNWRAP_MAX_BYTES:
-        return io.BytesIO(normalize(head))
+        return io.BytesIO(normalize(head, reading))
     return cast(BinaryIO, _Prepended(head, stream))
 
 

@@ -1,5 +1,6 @@
 """Classifiers: pick a finding code (and status) from a rule's captures, for rules whose code
-depends on what was captured (an Xid number, a CUDA error string)."""
+depends on what was captured (an Xid number, a CUDA error string); None when the captures
+show the line is no failure at all (a retry that is not the last)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,16 @@ def classify_cuda_error(captures: dict[str, str]) -> Classification:
     return "CUDA_ERROR", Status.FAIL
 
 
-CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification]] = {
+def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
+    """NCCL's counted connect retry '(n/N)': the last one (n = N) means every try failed."""
+    retry, retries = captures.get("retry", ""), captures.get("retries", "")
+    if retry.isdigit() and retries.isdigit() and int(retry) >= int(retries):
+        return "NET_UNREACHABLE", Status.FAIL
+    return None
+
+
+CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification | None]] = {
     "xid": classify_xid,
     "cuda_error": classify_cuda_error,
+    "connect_retry": classify_connect_retry,
 }

@@ -41,7 +41,7 @@ class LineHit(NamedTuple):
 
     @property
     def text(self) -> str:
-        return _decode(self.raw)
+        return decode_line(self.raw)
 
 
 class Prefilter(Protocol):
@@ -241,7 +241,7 @@ class ScanStats:
         self.long_lines = 0
 
 
-def _decode(raw: bytes) -> str:
+def decode_line(raw: bytes) -> str:
     return raw[: MAX_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
 
 

@@ -4,19 +4,28 @@ Logs reach us through terminals, issue trackers and chat: coloured with ANSI esc
 wrapped at the terminal's width (a message cut mid-word goes on at the start of the next
 line), quoted with `> `, or with stray backticks from a code fence. Quote marks and
 backticks are peeled where a line's prefixes are read (attribution); this module handles
-the two that change the bytes the rules match:
+those that change the bytes the rules match:
 
 - ANSI escape sequences (colour, cursor, OSC titles) are removed, on any input size;
-- hard wrapping is undone on small inputs (pastes; a log file a program wrote is not
-  wrapped): when many lines have exactly the same length and none is longer, each such line
-  is joined with the one that continues it. A joined line is followed by an empty line for
-  each line it absorbed, so line numbers of everything else stay the same.
+- on small inputs (pastes; a log file a program wrote has none of this):
+  - hard wrapping is undone: when many lines have exactly the same length and none is
+    longer, each such line is joined with the one that continues it;
+  - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) is removed;
+  - word wrapping is undone: a text box or e-mail client that breaks a message at a space
+    leaves that one space at the end of the line, and the next line goes on with no record
+    prefix of its own (no rank, host, process or time); such lines are joined when the rules
+    read the whole as a message the parts do not show (the analyzer says what they read).
+  A joined line is followed by an empty line for each line it absorbed, so line numbers of
+  everything else stay the same.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
+
+from hyperpod_nccl.rules.attribution import attribute
 
 # CSI sequences (ESC [ ... final byte), OSC sequences (ESC ] ... BEL or ESC \), and the
 # two-byte escapes; 8-bit CSI (0x9b) is left alone: in UTF-8 text it is a continuation byte.
@@ -84,5 +93,96 @@ def unwrap(data: bytes) -> bytes:
     return b"\n".join(out)
 
 
-def normalize(data: bytes) -> bytes:
-    return unwrap(strip_ansi(data))
+# A whole line in Markdown bold: `**` after the indent and `**` at the end, neither part of a
+# longer run of stars (Slurm's `*** JOB ... CANCELLED ***` is no emphasis).
+_BOLD_LINE = re.compile(rb"^([ \t]*)\*\*(?!\*)(.*?[^*\s])\*\*([ \t\r]*)$", re.MULTILINE)
+# A line cut at a space: one space left at its end, after a character that is not one.
+_WORD_CUT = re.compile(rb"[^ \t] $")
+
+
+def strip_bold(data: bytes) -> bytes:
+    return _BOLD_LINE.sub(rb"\1\2\3", data) if b"**" in data else data
+
+
+# A time at the start of a line (ISO, US, dmesg -T, syslog, glog): a record's own stamp. A
+# time further on belongs to the text ('CANCELLED AT 2022-08-12T02:06:12').
+_LEADING_TIME = re.compile(
+    rb"^[ \t\[(|]*(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}|[A-Z][a-z]{2} (?:[A-Z][a-z]{2} +)?\d{1,2} "
+    rb"\d\d:|[IWEF]\d{4} \d\d:)"
+)
+
+
+def _is_record(line: bytes) -> bool:
+    """The line starts a record of its own: a leading time, or a prefix attribution reads
+    (rank, host, process)."""
+    if _LEADING_TIME.match(line):
+        return True
+    ctx = attribute(line[:400].decode("utf-8", "replace"))
+    return not (ctx.rank is None and ctx.host is None and ctx.pid is None)
+
+
+# Paste marks a continuation repeats from the line it continues (indent, quote, backtick).
+_MARKS = re.compile(rb"^[ \t]*(?:(?:>[ \t]?)+|`+)?[ \t]*")
+_MAX_ABSORBED = 8
+
+
+def _rest_of(line: bytes, following: bytes) -> bytes | None:
+    """`following` without the paste marks it shares with `line`, when it reads as the rest
+    of `line` broken at a space; else None."""
+    if _WORD_CUT.search(line) is None:
+        return None
+    # The rest repeats the line's paste marks (an indented or quoted paste), or has none (a
+    # text box wraps without indenting).
+    marks = _MARKS.match(line)
+    prefix = marks.group(0) if marks else b""
+    rest = following[len(prefix) :] if following.startswith(prefix) else following
+    if rest[:1] in (b"", b" ", b"\t", b"\r") or not _continues(line, following):
+        return None
+    return None if _is_record(rest) else rest
+
+
+def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
+    """How many of the continuations in run[1:] to join to run[0]: the most for which the
+    whole reads as something none of its lines reads alone. A join that only moves one
+    line's reading onto another (two messages of their own) is not made."""
+    parts = [verdict(run[0])]
+    joined = run[0]
+    best = 0
+    for k, line in enumerate(run[1:], start=1):
+        joined += line
+        parts.append(verdict(line))
+        reading = verdict(joined)
+        if reading is not None and reading not in parts:
+            best = k
+    return best
+
+
+def join_word_wrapped(data: bytes, verdict: Callable[[bytes], object]) -> bytes:
+    """Join lines broken at a space back into one (see the module text). `verdict` names what
+    the rules read on a line (None: nothing)."""
+    if b" \n" not in data and b" \r\n" not in data:
+        return data
+    crlf = b"\r\n" in data
+    lines = (data.replace(b"\r\n", b"\n") if crlf else data).split(b"\n")
+    out: list[bytes] = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        run = [lines[i]]
+        while len(run) <= _MAX_ABSORBED and i + len(run) < len(lines):
+            rest = _rest_of(lines[i + len(run) - 1], lines[i + len(run)])
+            if rest is None:
+                break
+            run.append(rest)
+        absorbed = _join_length(run, verdict) if len(run) > 1 else 0
+        out.append(b"".join(run[: absorbed + 1]) if absorbed else lines[i])
+        out.extend([b""] * absorbed)
+        changed = changed or absorbed > 0
+        i += absorbed + 1
+    return b"\n".join(out) if changed else data
+
+
+def normalize(data: bytes, verdict: Callable[[bytes], object] | None = None) -> bytes:
+    """Undo paste damage; word wrapping only with the rules' `verdict` on a line at hand."""
+    data = strip_bold(unwrap(strip_ansi(data)))
+    return join_word_wrapped(data, verdict) if verdict is not None else data
