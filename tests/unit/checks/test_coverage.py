@@ -7,7 +7,7 @@ import importlib
 from pathlib import Path
 
 import pytest
-from cases import SNAPSHOTS, Case, Want, run_case
+from cases import SNAPSHOTS, Case, Want, declared_codes, run_case
 
 from hyperpod_nccl.checks import load_checks
 from hyperpod_nccl.model import Status
@@ -44,20 +44,6 @@ PENDING = {
             "topology",
             "versions",
             "xid",
-        ]
-    },
-    **{
-        f"slurm.{name}": "both"
-        for name in [
-            "controller",
-            "job_output",
-            "memlock_propagation",
-            "munge",
-            "node_states",
-            "pending_jobs",
-            "removeipc",
-            "script_environment",
-            "task_plugin",
         ]
     },
 }
@@ -100,3 +86,10 @@ def test_a_case_fails_on_a_wrong_status_and_on_an_unwanted_finding() -> None:
         )
     with pytest.raises(AssertionError, match="findings not wanted"):
         run_case(Case("cluster.nodes", "cluster/healthy", [Want("NODE_CENSUS", Status.INFO)]))
+
+
+def test_only_checks_that_run_the_log_engine_may_emit_the_log_rules_codes() -> None:
+    assert "CUDA_OOM" in declared_codes("logs.scan")
+    assert "CUDA_OOM" in declared_codes("slurm.job_output")
+    assert "CUDA_OOM" not in declared_codes("pods.status")
+    assert declared_codes("slurm.munge") == {"SLURM_MUNGE_FAILED"}
