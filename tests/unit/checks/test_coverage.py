@@ -21,7 +21,6 @@ PENDING = {
     "env.memlock": "a failing case",
     "kubernetes.efa-device-plugin": "a failing case",
     "kubernetes.nvidia-device-plugin": "a failing case",
-    "logs.scan": "both",
     # No real capture shows these failing yet (the cases that exist pass or skip):
     "node.gpudirect": "a failing case: no captured EFA node with the NVIDIA driver and its modules",
     "node.topology": "a failing case: no captured topo -m with GPU pairs lacking NVLink",
