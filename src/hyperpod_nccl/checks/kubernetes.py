@@ -303,9 +303,17 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
     )
     if gap:
         return [gap]
-    caps = instance_capabilities(snapshot) or {}
+    known = instance_capabilities(snapshot)
+    caps = known or {}
     nodes = items(cached(snapshot, NODES_ITEM))
-    efa_nodes = [n for n in nodes if caps.get(_node_type(n)) and caps[_node_type(n)].efa_supported]
+    # A node that advertises EFA devices has them, whatever DescribeInstanceTypes said (or if
+    # it was not collected): the same nodes kubernetes.efa-requests checks.
+    efa_nodes = [
+        n
+        for n in nodes
+        if (caps.get(_node_type(n)) and caps[_node_type(n)].efa_supported)
+        or quantity(status(n).get("allocatable", {}).get(EFA_RESOURCE))
+    ]
     pods = items(cached(snapshot, PODS)) if snapshot.has(PODS) else []
     wanting = [p for p in pods if pod_request(p, EFA_RESOURCE) > 0]
     plugins = _daemonset(snapshot, ("efa", "device-plugin"))
@@ -315,7 +323,8 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 code,
                 Status.INFO,
                 Priority.P2,
-                "no EFA-capable node and no pod asking for EFA; EFA device plugin not needed",
+                "no EFA-capable node and no pod asking for EFA; EFA device plugin not needed"
+                + ("" if known is not None else " (instance types unknown)"),
                 check="kubernetes.efa-device-plugin",
             )
         ]

@@ -55,7 +55,7 @@ def _coverage(snapshot: Snapshot) -> list[Finding]:
     ]
 
 
-@check(CHECK, "logs", ["LOGS_INCOMPLETE", "LOGS_SCANNED", "NO_FAILURE_SIGNATURE"])
+@check(CHECK, "logs", ["LOGS_INCOMPLETE", "LOGS_SCANNED", "NO_FAILURE_SIGNATURE", "STALLED_RANKS"])
 def scan_logs(snapshot: Snapshot) -> list[Finding]:
     names = log_items(snapshot)
     coverage = _coverage(snapshot)

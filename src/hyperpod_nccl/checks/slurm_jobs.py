@@ -159,7 +159,13 @@ def _job_groups(snapshot: Snapshot) -> dict[str, list[str]]:
     return groups
 
 
-@check("slurm.job_output", AREA, ["SLURM_JOB_OUTPUT"])
+# Beside the log rules' codes, the log engine adds its own: a clean scan, an unreadable input,
+# ranks that stalled.
+@check(
+    "slurm.job_output",
+    AREA,
+    ["SLURM_JOB_OUTPUT", "NO_FAILURE_SIGNATURE", "INPUT_UNREADABLE", "STALLED_RANKS"],
+)
 def job_output(snapshot: Snapshot) -> list[Finding]:
     """Job output files through the log rules, root-caused across all ranks of a job."""
     from hyperpod_nccl.log_analysis import (

@@ -109,6 +109,47 @@ CASES = [
             )
         ],
     ),
+    # No pod asks for EFA and DescribeInstanceTypes is not in the snapshot, yet both nodes
+    # advertise 32 EFA devices (the nodes kubernetes.efa-requests checks): the half-ready plugin
+    # is a finding, not "not needed".
+    Case(
+        "kubernetes.efa-device-plugin",
+        "kubernetes/node-trouble",
+        [
+            Want(
+                "EFA_DEVICE_PLUGIN_MISSING",
+                FAIL,
+                Priority.P1,
+                title="EFA device plugin not serving every node",
+                evidence="kube-system/hyperpod-dependencies-aws-efa-k8s-device-plugin 2/4 ready",
+            )
+        ],
+    ),
+    Case(
+        "kubernetes.efa-device-plugin",
+        "kubernetes/no-device-plugins",
+        [
+            Want(
+                "EFA_DEVICE_PLUGIN_MISSING",
+                FAIL,
+                Priority.P0,
+                title="no EFA device-plugin DaemonSet, yet 2 EFA-capable nodes and 2 pods asking",
+            )
+        ],
+    ),
+    Case(
+        "kubernetes.nvidia-device-plugin",
+        "kubernetes/no-device-plugins",
+        [
+            Want(
+                "NVIDIA_DEVICE_PLUGIN_MISSING",
+                FAIL,
+                Priority.P0,
+                hosts=[],
+                title="no NVIDIA device-plugin DaemonSet",
+            )
+        ],
+    ),
     Case(
         "kubernetes.nvidia-device-plugin",
         "kubernetes/healthy",
