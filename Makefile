@@ -29,6 +29,7 @@ services:
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: setup
 	$(BIN)/mypy
@@ -48,7 +49,7 @@ bench: setup
 
 # Regenerate the guide's error-pattern quick reference after changing rules/catalog.yaml.
 quickref: setup
-	$(BIN)/python -m hyperpod_nccl.kb.quickref > src/hyperpod_nccl/kb/quick-reference.md
+	$(BIN)/python -m hyperpod_nccl.rules.quickref > src/hyperpod_nccl/kb/quick-reference.md
 
 # Rebuild the example bundles shipped in the package (scripts/build_example_bundles.py: one
 # fixed clock, seeded ids, a fixed API name), then check that a second build gives the same

@@ -111,7 +111,7 @@ print(" ".join(sorted({m.split('.')[0] for m in sys.modules} & {"boto3", "botoco
 def test_replaying_a_bundle_imports_no_sdk_and_no_subprocess() -> None:
     """Re-analysing saved state is pure analysis: a fresh interpreter that replays every
     example bundle (diagnose and logs) has not imported boto3, botocore, the Kubernetes client
-    or subprocess. The names are in bundle/items.py, not in the collectors."""
+    or subprocess. The names are in snapshot/items.py, not in the collectors."""
     bundles = sorted(str(p) for p in (SRC / "examples" / "bundles").iterdir() if p.is_dir())
     assert len(bundles) >= 3
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""A Snapshot from one JSON document (hyperpod_nccl.bundle.inline) and back."""
+"""A Snapshot from one JSON document (hyperpod_nccl.snapshot.inline) and back."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperpod_nccl.bundle.inline import snapshot_from_dict, snapshot_to_dict
 from hyperpod_nccl.examples import __file__ as examples_init
 from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl.snapshot.inline import snapshot_from_dict, snapshot_to_dict
 
 EXAMPLE = Path(examples_init).parent / "bundles" / "sg-efa-fallback"
 

@@ -1,4 +1,4 @@
-"""The typed Meta (hyperpod_nccl.bundle.meta) against the bundles on disk: each one loads, its
+"""The typed Meta (hyperpod_nccl.snapshot.meta) against the bundles on disk: each one loads, its
 manifest's keys are all declared, and saving it again writes the same fields, unknown ones
 included."""
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from hyperpod_nccl.bundle.manifest import META, manifest_problem
-from hyperpod_nccl.bundle.meta import KEYS
 from hyperpod_nccl.examples import __file__ as examples_init
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.manifest import META, manifest_problem
+from hyperpod_nccl.snapshot.meta import KEYS
 
 EXAMPLES = Path(examples_init).parent / "bundles"
 BUNDLES = sorted(p for p in EXAMPLES.iterdir() if (p / "manifest.json").is_file())

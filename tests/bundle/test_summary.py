@@ -3,14 +3,13 @@ the bundle holds, printable alone with `bundle summary`."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
 
 from bundle_helpers import BUNDLE_FIXTURES, bundle_members, corpus_case, run_cli
 
-from hyperpod_nccl.bundle.escalation import save_requested_bundle
+from hyperpod_nccl.bundle.escalation import EscalationOptions, save_requested_bundle
 from hyperpod_nccl.model import Evidence, Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
 
@@ -95,9 +94,9 @@ def _saved_summary(tmp_path: Path, obfuscate: bool) -> tuple[Path, str]:
     """Save the diagnose-like run the way `diagnose --save-bundle` would; its summary."""
     report, snapshot = _diagnose_like(tmp_path)
     bundle = tmp_path / "diag.tar.gz"
-    args = argparse.Namespace(save_bundle=str(bundle), obfuscate=obfuscate, no_redact=False)
+    options = EscalationOptions(str(bundle), obfuscate=obfuscate, redact=True)
     try:
-        save_requested_bundle(report, snapshot, args)
+        save_requested_bundle(report, snapshot, options)
     finally:
         snapshot.close()
     result = run_cli("bundle", "summary", str(bundle))

@@ -13,11 +13,11 @@ import pytest
 from diff_helpers import BUNDLES, run_cli
 
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
-from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.diff import diff_paths
 from hyperpod_nccl.diff.report import DiffReport
 from hyperpod_nccl.model import Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 GOOD = str(BUNDLES / "healthy-eks")
 BAD = str(BUNDLES / "sg-efa-fallback")

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from secret_inventory import ALNUM, B64, HEX, draw
 
-from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.redaction import SMALL_TEXT, Redactor, shapes
 from hyperpod_nccl.redaction.secret_rules import BARE_AWS_SECRET, PGPASS_LINE, RULES
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 FILLER = FIXTURES / "bundle" / "efa-2node-nccl-info.txt"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from secret_inventory import Case, cases, leaks
 
-from hyperpod_nccl.bundle.scrub import CHUNK_BYTES, Scrubber
 from hyperpod_nccl.cli import main
 from hyperpod_nccl.redaction import Redactor, redact_document
+from hyperpod_nccl.snapshot.scrub import CHUNK_BYTES, Scrubber
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "bundle" / "efa-2node-nccl-info.txt"
 CASES = cases()

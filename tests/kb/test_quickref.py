@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import hyperpod_nccl.kb as kb
-from hyperpod_nccl.kb.quickref import render
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.rules.quickref import render
 
 QUICK = Path(kb.__file__).parent / "quick-reference.md"
 
 
 def test_committed_quick_reference_equals_the_generated_one() -> None:
     assert QUICK.read_text() == render(load_catalog()), (
-        "regenerate: python -m hyperpod_nccl.kb.quickref > src/hyperpod_nccl/kb/quick-reference.md"
+        "regenerate: python -m hyperpod_nccl.rules.quickref > src/hyperpod_nccl/kb/quick-reference.md"
     )
 
 

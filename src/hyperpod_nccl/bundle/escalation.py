@@ -19,13 +19,12 @@ Layout (inside the .tar.gz or directory):
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -34,8 +33,6 @@ from typing import Any
 from hyperpod_nccl import __version__
 from hyperpod_nccl.bundle.jobfacts import JobFacts
 from hyperpod_nccl.bundle.obfuscate import Obfuscator
-from hyperpod_nccl.bundle.scrub import Scrubber
-from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
 from hyperpod_nccl.bundle.summary import render_summary
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
@@ -43,6 +40,8 @@ from hyperpod_nccl.redaction import Redactor
 from hyperpod_nccl.report.markdown import render_markdown
 from hyperpod_nccl.report.text import render_text
 from hyperpod_nccl.safeio import TargetExists, create_new, line_chunks, refuse_existing
+from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 SUMMARY = "summary.md"
 REPORTS = ("reports/report.txt", "reports/report.json", "reports/report.md")
@@ -197,32 +196,31 @@ def _write_private(path: Path, text: str) -> None:
         out.write(text.encode("utf-8"))
 
 
-def save_requested_bundle(report: Report, snapshot: Snapshot, args: argparse.Namespace) -> None:
-    """Write the escalation bundle `--save-bundle` asked for (nothing without it); say where
-    on standard error. A bundle that cannot be written raises InputError (exit 1)."""
-    path = getattr(args, "save_bundle", None)
-    if path is None:
-        return
-    redact = not getattr(args, "no_redact", False)
-    if not redact:
-        print(
+Notify = Callable[[str], None]
+
+
+def save_requested_bundle(
+    report: Report, snapshot: Snapshot, options: EscalationOptions, notify: Notify | None = None
+) -> None:
+    """Write the escalation bundle a run asked for and tell `notify` (one line for a person)
+    where, with a warning first when it keeps secrets. A bundle that cannot be written raises
+    InputError (exit 1)."""
+    tell = notify or (lambda line: None)
+    if not options.redact:
+        tell(
             "hyperpod-nccl: WARNING: --no-redact: the bundle keeps every secret it read "
-            "(keys, tokens, passwords). Do not share it.",
-            file=sys.stderr,
+            "(keys, tokens, passwords). Do not share it."
         )
-    options = EscalationOptions(
-        path, obfuscate=getattr(args, "obfuscate", False), redact=redact, argv=sys.argv
-    )
     try:
         saved = save_escalation_bundle(report, snapshot, options)
     except (BundleError, OSError) as exc:
         raise InputError(f"cannot save the bundle: {exc}") from exc
     redacted = sum(saved.redacted.values())
     line = f"hyperpod-nccl: bundle saved to {saved.path}"
-    line += f" ({redacted} secret(s) redacted)" if redact else " (NOT redacted)"
+    line += f" ({redacted} secret(s) redacted)" if options.redact else " (NOT redacted)"
     if saved.mapping_path is not None:
         line += f"; obfuscation mapping (keep it, do not send it) in {saved.mapping_path}"
-    print(line, file=sys.stderr)
+    tell(line)
 
 
 def check_save_options(

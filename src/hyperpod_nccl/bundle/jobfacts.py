@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 from functools import cache
 from typing import IO, Any
 
-from hyperpod_nccl.bundle.meta import Window
 from hyperpod_nccl.redaction.keywords import KeywordFinder
 from hyperpod_nccl.rules.attribution import iso, parse_timestamp
 from hyperpod_nccl.safeio import line_chunks
+from hyperpod_nccl.snapshot.meta import Window
 
 _ENV_NAME = (
     r"(?:(?:NCCL|FI|TORCH|TORCHELASTIC|PYTORCH|CUDA|OMPI_MCA|UCX|NVIDIA|OFI_NCCL)_[A-Z0-9_]+"

@@ -9,7 +9,6 @@ is the item's `source`, so a re-analysis names its evidence as the first analysi
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import gzip
 import os
@@ -23,14 +22,14 @@ from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
-from hyperpod_nccl.bundle.escalation import save_requested_bundle
-from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
+from hyperpod_nccl.bundle.escalation import EscalationOptions, Notify, save_requested_bundle
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.safeio import LimitReached
+from hyperpod_nccl.snapshot import BundleError, Snapshot
 from hyperpod_nccl.suggest.shell import expansion
 from hyperpod_nccl.treewalk import map_strings
 
@@ -228,17 +227,20 @@ class LogSession:
             else None
         )
 
-    def save_bundle(self, report: Report, args: argparse.Namespace) -> None:
-        """`--save-bundle`: the logs as analysed and the report, into a bundle."""
-        if not self._save:
+    def save_bundle(
+        self, report: Report, options: EscalationOptions | None, notify: Notify | None = None
+    ) -> None:
+        """`--save-bundle`: the logs as analysed and the report, into a bundle (nothing
+        without `options`)."""
+        if options is None:
             return
         if self._snapshot is not None:  # a bundle saved again, e.g. now obfuscated
-            save_requested_bundle(report, self._snapshot, args)
+            save_requested_bundle(report, self._snapshot, options, notify)
             return
         snapshot = Snapshot(meta={"command": self.command})
         try:
             self._ingest(snapshot)
-            save_requested_bundle(report, snapshot, args)
+            save_requested_bundle(report, snapshot, options, notify)
         finally:
             snapshot.close()
 

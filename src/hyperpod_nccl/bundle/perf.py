@@ -22,12 +22,12 @@ from hyperpod_nccl.bundle.logs import (
     relabel,
     unread_inputs,
 )
-from hyperpod_nccl.bundle.snapshot import Snapshot
 from hyperpod_nccl.inputs import LogInput, UnreadableInput, expand
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
 from hyperpod_nccl.perf.flight_recorder import UnreadableDump, load_dump
 from hyperpod_nccl.perf.reader import open_content
+from hyperpod_nccl.snapshot import Snapshot
 
 
 def _dump_as_json(item: LogInput, directory: str) -> str | None:

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hyperpod_nccl.bundle.meta import Meta
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.snapshot.meta import Meta
 
 MAX_ERROR_LINES = 15
 MAX_LISTED = 40

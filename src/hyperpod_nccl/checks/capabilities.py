@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.bundle.items import INSTANCE_TYPES
 from hyperpod_nccl.checks.common import cached
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import INSTANCE_TYPES
 
 
 @dataclass(frozen=True)

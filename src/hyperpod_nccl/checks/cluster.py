@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hyperpod_nccl.bundle.items import CLUSTER, NODES
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
@@ -23,6 +22,7 @@ from hyperpod_nccl.checks.common import (
 from hyperpod_nccl.checks.known import describe_node
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import CLUSTER, NODES
 
 _BROKEN = ("Failed", "RollingBack", "Deleting")
 _NODE_BAD = ("Failure", "NotFound")

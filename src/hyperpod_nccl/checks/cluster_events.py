@@ -14,7 +14,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.bundle.items import EVENTS
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
     doc,
@@ -28,6 +27,7 @@ from hyperpod_nccl.checks.common import (
 from hyperpod_nccl.checks.known import describe_node, job_pods_by_instance, known
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import EVENTS
 
 CHECK = "cluster.events"
 CODE = "CLUSTER_EVENTS"

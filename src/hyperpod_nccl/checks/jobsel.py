@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperpod_nccl.bundle.items import list_item
 from hyperpod_nccl.checks.common import cached, finding, unavailable
 from hyperpod_nccl.kube.jobs import JobKey, group_job_pods
 from hyperpod_nccl.kube.objects import Obj, items, name
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import list_item
 
 PODS = list_item("pods")
 

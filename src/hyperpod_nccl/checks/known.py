@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperpod_nccl.bundle.items import CLUSTER, NODES, eks_cluster_name, list_item
-from hyperpod_nccl.bundle.items import SLURM_INSTANCES as INSTANCES_ITEM
 from hyperpod_nccl.checks.common import cached, doc, read_only
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
 from hyperpod_nccl.kube.objects import items, name, namespace, spec
 from hyperpod_nccl.model import SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import CLUSTER, NODES, eks_cluster_name, list_item
+from hyperpod_nccl.snapshot.items import SLURM_INSTANCES as INSTANCES_ITEM
 
 K8S_NODE_PREFIX = "hyperpod-"  # HyperPod names a node's Kubernetes node hyperpod-<instance id>
 

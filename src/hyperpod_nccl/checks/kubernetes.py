@@ -3,7 +3,6 @@ health labels, the EFA and NVIDIA device plugins, and EFA devices asked for by j
 
 from __future__ import annotations
 
-from hyperpod_nccl.bundle.items import ACCESS, NODES, list_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import (
@@ -33,6 +32,7 @@ from hyperpod_nccl.kube.objects import (
 )
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import ACCESS, NODES, list_item
 
 HEALTH_LABEL = "sagemaker.amazonaws.com/node-health-status"
 DEEP_HEALTH_LABEL = "sagemaker.amazonaws.com/deep-health-check-status"

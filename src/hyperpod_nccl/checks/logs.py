@@ -4,7 +4,6 @@ reasoning as `hyperpod-nccl logs`. Evidence points at the bundle item and line."
 
 from __future__ import annotations
 
-from hyperpod_nccl.bundle.items import LOG_PREFIX, LOG_ROOT, LOGS_INDEX, QUERY
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import finding, plural
 from hyperpod_nccl.model import Finding, Priority, Status
@@ -12,6 +11,7 @@ from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.diagnosis import diagnose
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import LOG_PREFIX, LOG_ROOT, LOGS_INDEX, QUERY
 
 CHECK = "logs.scan"
 

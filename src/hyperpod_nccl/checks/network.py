@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ipaddress
 
-from hyperpod_nccl.bundle.items import list_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import cached, evidence, finding, listed, plural, read_only
 from hyperpod_nccl.checks.jobsel import job_scope
@@ -24,6 +23,7 @@ from hyperpod_nccl.kube.objects import (
 from hyperpod_nccl.kube.selectors import matches
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import list_item
 
 
 # ---------------------------------------------------------------------- NetworkPolicies

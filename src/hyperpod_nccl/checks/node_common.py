@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hyperpod_nccl import kb
-from hyperpod_nccl.bundle.items import node_item, node_session
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.catalog import get_probe
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_item, node_session
 
 T = TypeVar("T")
 MAX_HOSTS_IN_TITLE = 5

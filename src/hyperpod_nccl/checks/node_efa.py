@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from hyperpod_nccl.bundle.items import node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -18,6 +17,7 @@ from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.parsers import efa as efa_parser
 from hyperpod_nccl.probes.parsers.host import parse_key_values
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_item
 
 AREA = "node"
 _PEERMEM = ("nvidia_peermem", "efa_nv_peermem")

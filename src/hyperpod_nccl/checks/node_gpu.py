@@ -7,7 +7,6 @@ import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 
-from hyperpod_nccl.bundle.items import node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -23,6 +22,7 @@ from hyperpod_nccl.probes.parsers.host import parse_key_values
 from hyperpod_nccl.probes.parsers.kernel_log import KernelEvent, parse_kernel_log
 from hyperpod_nccl.rules.xid import xid_info
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_item
 from hyperpod_nccl.targets import is_instance_id
 
 AREA = "node"

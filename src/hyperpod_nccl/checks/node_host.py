@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hyperpod_nccl.bundle.items import node_item, node_session
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.node_common import (
     NodeResults,
@@ -32,6 +31,7 @@ from hyperpod_nccl.probes.parsers import host as host_parser
 from hyperpod_nccl.probes.parsers import pci as pci_parser
 from hyperpod_nccl.probes.parsers import ras as ras_parser
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_item, node_session
 
 AREA = "node"
 # Docker's default /dev/shm is 64 MiB, the size behind NCCL's "Error while creating shared

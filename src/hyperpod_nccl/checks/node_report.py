@@ -5,14 +5,15 @@ node."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from hyperpod_nccl.bundle.items import node_session
-from hyperpod_nccl.checks import run_checks
+from hyperpod_nccl.checks import CheckSpec, run_checks
 from hyperpod_nccl.checks.node_common import nodes_in, reached
 from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import node_session
 from hyperpod_nccl.suggest.complete import complete
 
 AREA = "node"
@@ -30,7 +31,10 @@ def node_findings_summary(report: Report) -> dict[str, Any]:
     }
 
 
-def node_report(snapshot: Snapshot, command: str = "probe") -> Report:
+def node_report(
+    snapshot: Snapshot, command: str = "probe", wants: Callable[[CheckSpec], bool] | None = None
+) -> Report:
+    """The node checks' report; `wants` (the user's --check/--skip) picks which run."""
     nodes = nodes_in(snapshot)
     unreachable = {
         n: snapshot.why_missing(node_session(n)) or "not probed"
@@ -39,7 +43,7 @@ def node_report(snapshot: Snapshot, command: str = "probe") -> Report:
     }
     report = Report(
         command=command,
-        findings=run_checks(snapshot, areas=[AREA]),
+        findings=run_checks(snapshot, areas=[AREA], wants=wants),
         not_checked=[NotChecked(f"node {n}", reason) for n, reason in sorted(unreachable.items())],
     )
     complete(report.findings, load_registry())

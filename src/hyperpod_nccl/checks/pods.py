@@ -9,7 +9,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from hyperpod_nccl.bundle.items import list_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.common import (
     cached,
@@ -31,6 +30,7 @@ from hyperpod_nccl.kube.objects import (
 )
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import list_item
 
 EVENTS = list_item("events")
 SYSTEM_NAMESPACES = ("kube-system", "aws-hyperpod")

@@ -16,13 +16,13 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.bundle.items import CLUSTER, SECURITY_GROUPS, SUBNETS, security_group_ids
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
 from hyperpod_nccl.checks.common import doc, evidence, finding, listed, read_only, unavailable
 from hyperpod_nccl.checks.sg_rules import Peers, Verdict, evaluate, rules_text
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import CLUSTER, SECURITY_GROUPS, SUBNETS, security_group_ids
 
 CHECK = "network.security-groups"
 SELF_CODE = "SG_SELF_REFERENCE_MISSING"

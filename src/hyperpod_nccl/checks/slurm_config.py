@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hyperpod_nccl.bundle.items import SLURM_CONFIG, SLURM_CONTEXT
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -20,6 +19,7 @@ from hyperpod_nccl.slurm.config import (
     script_variables,
 )
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_CONFIG, SLURM_CONTEXT
 
 
 def _config(snapshot: Snapshot) -> dict[str, str] | None:

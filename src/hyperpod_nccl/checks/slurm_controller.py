@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from hyperpod_nccl.bundle.items import SLURM_MUNGE, SLURM_PING
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -14,6 +13,7 @@ from hyperpod_nccl.slurm.checkdata import (
     ref,
 )
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_MUNGE, SLURM_PING
 
 _CONTROLLER = re.compile(r"Slurmctld\((\w+)\) at (\S+) is (UP|DOWN)")
 

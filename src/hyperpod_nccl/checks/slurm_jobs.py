@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from hyperpod_nccl.bundle.items import SLURM_CONTEXT, SLURM_JOB_OUTPUT_PREFIX
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm import suggestions
@@ -25,6 +24,7 @@ from hyperpod_nccl.slurm.jobs import (
 )
 from hyperpod_nccl.slurm.values import iso_from_epoch
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_CONTEXT, SLURM_JOB_OUTPUT_PREFIX
 
 
 def _collected_at(snapshot: Snapshot) -> int | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hyperpod_nccl.bundle.items import SLURM_LOGIND_PREFIX, node_item
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.checkdata import (
@@ -14,6 +13,7 @@ from hyperpod_nccl.slurm.checkdata import (
 )
 from hyperpod_nccl.slurm.logind import remove_ipc
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_LOGIND_PREFIX, node_item
 
 
 def _compute_hosts(snapshot: Snapshot) -> set[str] | None:

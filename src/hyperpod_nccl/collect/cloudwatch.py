@@ -19,10 +19,10 @@ from typing import Any
 
 import botocore.exceptions
 
-from hyperpod_nccl.bundle.items import LOG_GROUPS, LOG_PREFIX, QUERY
 from hyperpod_nccl.collect.aws import AwsReader, CallFailure, classify_error
 from hyperpod_nccl.collect.options import DiagnoseOptions
 from hyperpod_nccl.collect.recorder import Recorder
+from hyperpod_nccl.snapshot.items import LOG_GROUPS, LOG_PREFIX, QUERY
 
 CLUSTER_GROUP_PREFIX = "/aws/sagemaker/Clusters/{name}/"
 CONTAINER_INSIGHTS_GROUP = "/aws/containerinsights/{eks}/application"

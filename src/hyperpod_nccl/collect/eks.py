@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.bundle.items import ACCESS, LOG_ROOT, LOGS_INDEX, list_item
 from hyperpod_nccl.collect.k8s import (
     UPDATE_KUBECONFIG,
     KubeAccessError,
@@ -30,6 +29,7 @@ from hyperpod_nccl.kube.objects import (
     status,
 )
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import ACCESS, LOG_ROOT, LOGS_INDEX, list_item
 
 # kind -> (namespaced to --namespace when given, field selector)
 LISTS: dict[str, tuple[bool, str | None]] = {

@@ -12,7 +12,12 @@ from typing import Any
 
 import botocore.exceptions
 
-from hyperpod_nccl.bundle.items import (
+from hyperpod_nccl.collect.aws import AwsReader, classify_error
+from hyperpod_nccl.collect.cloudwatch import collect_cluster_logs
+from hyperpod_nccl.collect.options import DiagnoseOptions
+from hyperpod_nccl.collect.recorder import Recorder
+from hyperpod_nccl.exit_codes import InputError
+from hyperpod_nccl.snapshot.items import (
     CLUSTER,
     EKS_CLUSTER,
     EVENTS,
@@ -25,11 +30,6 @@ from hyperpod_nccl.bundle.items import (
     eks_cluster_name,
     security_group_ids,
 )
-from hyperpod_nccl.collect.aws import AwsReader, classify_error
-from hyperpod_nccl.collect.cloudwatch import collect_cluster_logs
-from hyperpod_nccl.collect.options import DiagnoseOptions
-from hyperpod_nccl.collect.recorder import Recorder
-from hyperpod_nccl.exit_codes import InputError
 
 PAGE_SIZE = 100
 MAX_EVENTS = 5_000

@@ -8,6 +8,11 @@ from datetime import datetime, timedelta, timezone
 from hyperpod_nccl.targets import ClusterRef
 
 DEFAULT_SINCE = timedelta(hours=2)
+# `diagnose --sample-nodes`: how many of the cluster's nodes it probes unless told otherwise. A
+# cluster can have a thousand and each probe is an SSM session (at most 3 starts a second), so
+# it probes a few: failed instances first, then those of nodes or pods in trouble. `probe
+# --slurm-nodes` has no such default: it probes every node the user named, and --sample-nodes
+# N caps that list. The help of both commands says so.
 DEFAULT_SAMPLE_NODES = 4
 # Pod logs: how much of each container's log to read, and how many containers at most.
 DEFAULT_LOG_TAIL_LINES = 20_000

@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from hyperpod_nccl.bundle.meta import NodeProbe
 from hyperpod_nccl.collect.transports.base import NodeRun, Transport
 from hyperpod_nccl.probes.catalog import PROBE_IDS, resolve
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.meta import NodeProbe
 
 DEFAULT_START_RATE = 3.0  # session starts per second (SSM StartSession's per-account rate)
 DEFAULT_CONCURRENCY = 64

@@ -12,14 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperpod_nccl.bundle.items import (
-    EKS_CLUSTER,
-    NODES,
-    PROBE_RESULTS,
-    PROBE_TARGETS,
-    eks_cluster_name,
-    list_item,
-)
 from hyperpod_nccl.collect.aws import AwsReader
 from hyperpod_nccl.collect.eks import collect_kubernetes
 from hyperpod_nccl.collect.hyperpod import (
@@ -39,6 +31,14 @@ from hyperpod_nccl.collect.transports.base import TransportError
 from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
 from hyperpod_nccl.kube.objects import items, spec
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import (
+    EKS_CLUSTER,
+    NODES,
+    PROBE_RESULTS,
+    PROBE_TARGETS,
+    eks_cluster_name,
+    list_item,
+)
 
 PROBE_TARGETS = PROBE_TARGETS
 

@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperpod_nccl.bundle.items import (
+from hyperpod_nccl.collect.runner import CommandResult, CommandRunner, LocalRunner
+from hyperpod_nccl.safeio import UnreadableInput, open_regular, walk_files
+from hyperpod_nccl.slurm.config import parse_show_config, script_paths
+from hyperpod_nccl.slurm.jobs import SQUEUE_FORMAT
+from hyperpod_nccl.slurm.logind import DROPIN_DIRS, MAIN_FILES
+from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import (
     SLURM_CONFIG,
     SLURM_CONTEXT,
     SLURM_MUNGE,
@@ -42,12 +48,6 @@ from hyperpod_nccl.bundle.items import (
     SLURM_SQUEUE,
     SLURM_SQUEUE_TEXT,
 )
-from hyperpod_nccl.collect.runner import CommandResult, CommandRunner, LocalRunner
-from hyperpod_nccl.safeio import UnreadableInput, open_regular, walk_files
-from hyperpod_nccl.slurm.config import parse_show_config, script_paths
-from hyperpod_nccl.slurm.jobs import SQUEUE_FORMAT
-from hyperpod_nccl.slurm.logind import DROPIN_DIRS, MAIN_FILES
-from hyperpod_nccl.snapshot import Snapshot
 
 DEFAULT_TIMEOUT_S = 20.0
 DEFAULT_DEADLINE_S = 180.0

@@ -49,18 +49,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hyperpod_nccl.bundle.items import (
-    NODE_DETAIL,
-    NODES,
-    SLURM_CONFIG,
-    SLURM_INSTANCES,
-    SLURM_LOGIND_CONTROLLER,
-    SLURM_MUNGE,
-    SLURM_PING,
-    SLURM_SINFO,
-    SLURM_SQUEUE,
-)
-from hyperpod_nccl.bundle.meta import SlurmAccess
 from hyperpod_nccl.collect.probes import DEFAULT_START_RATE, RateLimiter
 from hyperpod_nccl.collect.recorder import Recorder
 from hyperpod_nccl.collect.runner import (
@@ -76,6 +64,18 @@ from hyperpod_nccl.slurm.checkdata import load_nodes
 from hyperpod_nccl.slurm.conditions import Condition, condition_of
 from hyperpod_nccl.slurm.instances import ClusterInstance, instances_from_documents, map_nodes
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import (
+    NODE_DETAIL,
+    NODES,
+    SLURM_CONFIG,
+    SLURM_INSTANCES,
+    SLURM_LOGIND_CONTROLLER,
+    SLURM_MUNGE,
+    SLURM_PING,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+)
+from hyperpod_nccl.snapshot.meta import SlurmAccess
 from hyperpod_nccl.targets import parse_instance_group  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import html
 import json
-import sys
-from typing import Any
 
-from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
-from hyperpod_nccl.bundle.summary import render_summary
-from hyperpod_nccl.exit_codes import ExitCode, InputError
-from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl import api
+from hyperpod_nccl.commands.common import add_format_options, write_report
+from hyperpod_nccl.exit_codes import ExitCode
 
 EXAMPLES = """examples:
   hyperpod-nccl logs job-logs/ --save-bundle case-1234.tar.gz      # make one
   hyperpod-nccl bundle summary case-1234.tar.gz                   # paste into the support case
+  hyperpod-nccl bundle summary case-1234.tar.gz -o case-1234.html  # or attach it as a page
   hyperpod-nccl logs --bundle case-1234.tar.gz                    # re-analyse it offline
 
 A bundle is read safely: members with absolute paths, '..', links, device files or sizes over
@@ -38,47 +37,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "Print the bundle's support-case summary in Markdown: cluster, region, "
             "orchestrator, failure window, exact error strings, affected instances, nodes, "
             "pods and ranks, findings, and what was already ruled out. Rebuilt from the "
-            "bundle's report when the bundle has no summary."
+            "bundle's report when the bundle has no summary. Text and markdown print the "
+            "Markdown as it is; json wraps it (hyperpod-nccl/bundle-summary/v1); html is a "
+            "self-contained page."
         ),
     )
-    summary.add_argument("path", metavar="PATH", help="bundle: .tar.gz or directory")
+    # `bundle`, as on the report commands, so that -o can never name the bundle itself.
+    summary.add_argument("bundle", metavar="PATH", help="bundle: .tar.gz or directory")
+    add_format_options(summary)
     summary.set_defaults(handler=run_summary)
 
 
 def run_summary(args: argparse.Namespace) -> int:
-    try:
-        snapshot = Snapshot.load(args.path)
-    except BundleError as exc:
-        raise InputError(str(exc)) from exc
-    try:
-        text = snapshot.get_text(SUMMARY) or _rebuilt_summary(snapshot, args.path)
-    finally:
-        snapshot.close()
-    sys.stdout.write(text)
+    summary = api.bundle_summary(args.bundle)
+    write_report(render(summary, args.format or "text"), args)
     return ExitCode.OK
 
 
-def _rebuilt_summary(snapshot: Snapshot, path: str) -> str:
-    """For bundles saved without a summary (e.g. a plain `diagnose --save-bundle`)."""
-    try:
-        report: Any = snapshot.get_json(REPORTS[1])
-    except ValueError as exc:
-        raise InputError(f"{path}: {REPORTS[1]} is not valid JSON") from exc
-    if not isinstance(report, dict):
-        raise InputError(f"{path}: the bundle holds no summary and no report to build one from")
-    manifest = snapshot.manifest()
-    return render_summary(
-        report,
-        snapshot.meta,
-        _json_or_empty(snapshot, ENVIRONMENT),
-        _json_or_empty(snapshot, VERSIONS),
-        manifest["items"],
-    )
+def render(summary: api.BundleSummary, fmt: str) -> str:
+    if fmt == "json":
+        document = {
+            "schema": "hyperpod-nccl/bundle-summary/v1",
+            "bundle": summary.path,
+            "command": summary.command,
+            "rebuilt": summary.rebuilt,
+            "markdown": summary.markdown,
+        }
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "html":
+        from hyperpod_nccl.report.html import page
 
-
-def _json_or_empty(snapshot: Snapshot, name: str) -> dict[str, Any]:
-    try:
-        data = snapshot.get_json(name)
-    except json.JSONDecodeError:
-        return {}
-    return data if isinstance(data, dict) else {}
+        body = (
+            f'<h1>hyperpod-nccl bundle summary</h1><p class="meta">{html.escape(summary.path)}'
+            f'</p><pre id="summary">{html.escape(summary.markdown)}</pre>'
+        )
+        return page("hyperpod-nccl bundle summary", body)
+    return summary.markdown  # text and markdown: the summary is Markdown already

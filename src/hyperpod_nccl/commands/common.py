@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from hyperpod_nccl.exit_codes import ExitCode, InputError, UsageError
 from hyperpod_nccl.model import Priority, Report
 from hyperpod_nccl.report import FORMATS, render
 from hyperpod_nccl.report.show import DEFAULT_SHOW, SHOW
 from hyperpod_nccl.safeio import TargetExists, refuse_existing, write_new_file
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # Report formats a file name implies, for `-o FILE` without `--format`.
 EXTENSIONS = {
@@ -34,8 +38,8 @@ def _priority(text: str) -> str:
     return value
 
 
-def add_output_options(parser: argparse.ArgumentParser) -> None:
-    """`--format`, `-o/--output` and `--fail-on`, the same on every report command."""
+def add_format_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """`--format` and `-o/--output`, the same on every command that writes a document."""
     group = parser.add_argument_group("output")
     group.add_argument(
         "--format",
@@ -51,6 +55,35 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         help="write the report to FILE (a new file: never overwritten) instead of standard "
         "output; .html, .json, .md and .txt set the format",
     )
+    return group
+
+
+def add_check_options(
+    parser: argparse.ArgumentParser, which: str = "checks", skip_also: str = ""
+) -> None:
+    """`--check` and `--skip ID|AREA,...`, the same on every command that runs checks
+    (`which` says which of them it runs; `skip_also`, what else --skip takes)."""
+    pick = parser.add_argument_group("checks")
+    pick.add_argument(
+        "--check",
+        dest="checks",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help=f"run only these {which} (hyperpod-nccl checks lists them); repeatable",
+    )
+    pick.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="ID|AREA,...",
+        help="leave out these checks or areas; they are listed as not checked" + skip_also,
+    )
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """`--format`, `-o/--output`, `--show` and `--fail-on`, the same on every report command."""
+    group = add_format_options(parser)
     group.add_argument(
         "--show",
         choices=SHOW,
@@ -79,23 +112,6 @@ def prepare_output(args: argparse.Namespace) -> None:
             *([args.bundle] if getattr(args, "bundle", None) else []),
         )
         check_output(output, tuple(str(i) for i in inputs))
-
-
-def check_inputs_exist(args: argparse.Namespace) -> None:
-    """A path that is not there (a typo) is one line naming it and exit 1, before any
-    analysis: a report of the other inputs would read as if the typo'd one was fine.
-    Paths that exist but cannot be read in full are reported with the findings instead.
-    Commands call it after their own usage checks, before any work."""
-    paths = list(getattr(args, "paths", None) or ())
-    bundle = getattr(args, "bundle", None)
-    given = [*paths, *([bundle] if bundle else [])]
-    missing = [str(p) for p in given if str(p) != "-" and not os.path.lexists(str(p))]
-    if missing:
-        from hyperpod_nccl.report.display import display_line
-
-        command = getattr(args, "command", None) or "hyperpod-nccl"
-        names = display_line(", ".join(missing), redact=not getattr(args, "no_redact", False))
-        raise InputError(f"{command}: no such file or directory: {names}")
 
 
 def check_output(path: str, inputs: tuple[str, ...]) -> None:
@@ -189,6 +205,46 @@ def write_report(text: str, args: argparse.Namespace) -> None:
     print(f"hyperpod-nccl: wrote the {args.format} report to {output}", file=sys.stderr)
 
 
+def notify(line: str) -> None:
+    """The api's lines for a person (a bundle saved, nodes probed) go to standard error."""
+    print(line, file=sys.stderr)
+
+
+R = TypeVar("R", bound="DataclassInstance")
+
+
+def request_from(args: argparse.Namespace, kind: type[R], **given: Any) -> R:
+    """The api request of a command: each field from the argument of the same name (the
+    options' `dest`s are the request's field names, so no command lists them again), the
+    bundle options from `--save-bundle`, `--obfuscate` and `--no-redact`, and `given`
+    for what the command works out itself."""
+    values = {
+        f.name: getattr(args, f.name) for f in dataclasses.fields(kind) if hasattr(args, f.name)
+    }
+    values.update(
+        save_bundle=getattr(args, "save_bundle", None),
+        obfuscate=getattr(args, "obfuscate", False),
+        redact=not getattr(args, "no_redact", False),
+        argv=list(sys.argv),  # the manifest's command line
+    )
+    values.update(given)
+    return kind(**values)
+
+
+def deliver(
+    args: argparse.Namespace, renderer: Renderer | None = None, *, skipped: bool = False
+) -> Callable[[Report], None]:
+    """What the api calls with the report once it is ready: the inputs not read on standard
+    error (`skipped`), then the report in the format asked for."""
+
+    def show(report: Report) -> None:
+        if skipped:
+            print_skipped(report, args)
+        emit(report, args, renderer)
+
+    return show
+
+
 def emit(report: Report, args: argparse.Namespace, renderer: Renderer | None = None) -> int:
     show = getattr(args, "show", DEFAULT_SHOW)
     if renderer is None:
@@ -203,8 +259,8 @@ def emit(report: Report, args: argparse.Namespace, renderer: Renderer | None = N
 def add_bundle_options(parser: argparse.ArgumentParser) -> None:
     """`--save-bundle PATH [--obfuscate | --no-redact]`, for every command with a Report.
 
-    Call `check_bundle_options(args)` before the work (it refuses an existing target) and
-    `bundle.escalation.save_requested_bundle(report, snapshot, args)` after it.
+    The api refuses a target it cannot write before any work, and writes the bundle after
+    the report (`save_fields(args)` gives it the options).
     """
     group = parser.add_argument_group("escalation bundle")
     group.add_argument(
@@ -226,19 +282,4 @@ def add_bundle_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="show secrets (keys, tokens, passwords) in the report, and keep them in the "
         "bundle; by default both are redacted. Never share such a bundle",
-    )
-
-
-def check_bundle_options(args: argparse.Namespace) -> None:
-    """Refuse, before any work, options that cannot be honoured; exit 2."""
-    from hyperpod_nccl.bundle.escalation import check_save_options
-
-    check_save_options(
-        getattr(args, "save_bundle", None),
-        obfuscate=getattr(args, "obfuscate", False),
-        redact=not getattr(args, "no_redact", False),
-        inputs=[
-            *getattr(args, "paths", ()),
-            *([args.bundle] if getattr(args, "bundle", None) else []),
-        ],
     )

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import argparse
 
-from hyperpod_nccl.api import analyze_snapshot
-from hyperpod_nccl.bundle.escalation import save_requested_bundle
-from hyperpod_nccl.checks.selection import parse_selection
+from hyperpod_nccl import api
+from hyperpod_nccl.api import DEFAULT_SAMPLE_NODES, DiagnoseRequest
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
+    add_check_options,
     add_output_options,
-    check_bundle_options,
-    emit,
+    deliver,
+    exit_code_for,
+    notify,
+    request_from,
 )
-from hyperpod_nccl.diagnose_run import DiagnoseRequest, open_snapshot
 from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
 from hyperpod_nccl.exit_codes import UsageError
@@ -78,10 +79,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="time window for events and logs, e.g. 30m, 2h, 1d (default: 2h)",
     )
     nodes = scope.add_mutually_exclusive_group()
-    nodes.add_argument("--sample-nodes", type=int, metavar="N", help="probe N nodes (default: 4)")
+    nodes.add_argument(
+        "--sample-nodes",
+        type=int,
+        metavar="N",
+        help=f"probe N of the cluster's nodes (default: {DEFAULT_SAMPLE_NODES}: a cluster can "
+        "have a thousand and each probe is an SSM session; failed instances and nodes in "
+        "trouble first)",
+    )
     nodes.add_argument("--all-nodes", action="store_true", help="probe every node")
     scope.add_argument(
-        "--node", action="append", default=[], metavar="ID", help="probe this instance (repeatable)"
+        "--node",
+        dest="nodes",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="probe this instance (repeatable)",
     )
     slurm = parser.add_argument_group("slurm")
     slurm.add_argument(
@@ -107,21 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="replay an example bundle shipped with the tool: "
         + ", ".join(example_names("bundles")),
     )
-    pick = parser.add_argument_group("checks")
-    pick.add_argument(
-        "--check",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="run only these checks or areas (hyperpod-nccl checks lists them); repeatable",
-    )
-    pick.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="ID|AREA,...",
-        help="leave out these checks or areas; they are listed as not checked",
-    )
+    add_check_options(parser, "checks or areas")
     add_output_options(parser)
     add_bundle_options(parser)
     parser.set_defaults(handler=run)
@@ -134,28 +133,6 @@ def run(args: argparse.Namespace) -> int:
                 "diagnose: --example replays a shipped bundle; drop --bundle/--cluster"
             )
         args.bundle = example_path("bundles", args.example)
-    check_bundle_options(args)
-    selection = parse_selection(args.check, args.skip)
-    request = DiagnoseRequest(
-        cluster=args.cluster,
-        region=args.region,
-        profile=args.profile,
-        namespace=args.namespace,
-        job=args.job,
-        orchestrator=args.orchestrator,
-        since=args.since,
-        sample_nodes=args.sample_nodes,
-        all_nodes=args.all_nodes,
-        nodes=tuple(args.node),
-        kubeconfig=args.kubeconfig,
-        context=args.context,
-        controller_group=args.controller_group,
-        bundle=args.bundle,
-    )
-    with open_snapshot(request) as snapshot:
-        report = analyze_snapshot(
-            snapshot, bundle=args.bundle, saved_to=args.save_bundle, selection=selection
-        )
-        code = emit(report, args)
-        save_requested_bundle(report, snapshot, args)
-    return code
+    request = request_from(args, DiagnoseRequest)
+    report = api.diagnose(request, notify=notify, deliver=deliver(args))
+    return exit_code_for(report, args.fail_on)

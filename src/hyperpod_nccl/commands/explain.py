@@ -15,9 +15,8 @@ import re
 import sys
 from typing import TextIO
 
-from hyperpod_nccl import kb
+from hyperpod_nccl import api, kb
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
-from hyperpod_nccl.kb.topics import unknown_topic_message
 
 _BOLD = "\033[1m"
 _RESET = "\033[0m"
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.list_sections:
         if args.topic:
             raise UsageError("explain: give either CODE|SECTION or --list, not both")
-        sections = kb.list_sections()
+        sections = api.guide_sections()
         if fmt == "json":
             rows = [{"reference": r, "title": s.title} for s in sections for r in s.references]
             stream.write(json.dumps({"schema": "hyperpod-nccl/guide/v1", "sections": rows}) + "\n")
@@ -82,9 +81,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return ExitCode.OK
     if not args.topic:
         raise UsageError("explain: give a finding code or section (or --list to see them all)")
-    section = kb.resolve(args.topic)
-    if section is None:
-        raise UsageError(unknown_topic_message(args.topic))
+    section = api.explain(args.topic)
     if fmt == "json":
         document = {
             "schema": "hyperpod-nccl/guide/v1",

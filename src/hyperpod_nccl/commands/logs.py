@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from hyperpod_nccl.bundle.logs import LogSession
+from hyperpod_nccl import api
+from hyperpod_nccl.api import LogsRequest
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
-    check_bundle_options,
-    check_inputs_exist,
-    emit,
-    print_skipped,
+    deliver,
+    exit_code_for,
+    notify,
+    request_from,
 )
 from hyperpod_nccl.commands.progress import TerminalProgress
 from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
-from hyperpod_nccl.exit_codes import ExitCode, UsageError
-from hyperpod_nccl.model import Report
-from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.exit_codes import UsageError
 
 EXAMPLES = """examples:
   hyperpod-nccl logs --example oom-one-rank          # the per-rank logs shipped with the tool
@@ -72,47 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if args.paths or args.bundle:
             raise UsageError("logs: --example analyses shipped logs; drop the PATHs/--bundle")
         args.paths = [example_path("logs", args.example)]
-    if bool(args.paths) == bool(args.bundle):
-        raise UsageError(
-            "logs: give log PATHs or --bundle PATH (one of the two), or --example NAME"
-        )
-    check_bundle_options(args)
-    check_inputs_exist(args)  # after the usage checks: a conflict is exit 2, a typo exit 1
-    with LogSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
-        try:
-            replay = session.diagnose_bundle
-            if replay is not None:
-                report = _replay_diagnose(replay, args.bundle)
-            else:
-                with TerminalProgress() as meter:
-                    report = session.analyze(backend=args.engine, meter=meter)
-        except RuntimeError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return ExitCode.USAGE
-        print_skipped(report, args)
-        code = emit(report, args)
-        session.save_bundle(report, args)
-    if report.summary.get("inputs_read", 0) == 0:
-        print("error: none of the inputs could be read", file=sys.stderr)
-        return ExitCode.NO_INPUT
-    return code
-
-
-def _replay_diagnose(snapshot: Snapshot, bundle: str) -> Report:
-    """A diagnose bundle's logs are half its story: the pod states, nodes and security groups
-    beside them may hold the cause (an OOMKilled pod explains its peers' timeouts). Its logs
-    are analysed with its cluster state, as `diagnose --bundle` does, so both commands name
-    the same root cause."""
-    from hyperpod_nccl.api import analyze_snapshot
-    from hyperpod_nccl.bundle.logs import log_items
-
-    print(
-        f"hyperpod-nccl logs: {bundle} is a diagnose bundle: its logs are analysed with the "
-        "cluster state it holds (the same as 'hyperpod-nccl diagnose --bundle')",
-        file=sys.stderr,
+    request = request_from(args, LogsRequest, refuse_missing=True)
+    report = api.logs(
+        request, progress=TerminalProgress, notify=notify, deliver=deliver(args, skipped=True)
     )
-    report = analyze_snapshot(snapshot, bundle=bundle)
-    report.command = "logs"
-    report.summary["analysed_as"] = "diagnose"
-    report.summary.setdefault("inputs_read", len(log_items(snapshot)))
-    return report
+    return exit_code_for(report, args.fail_on)

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import sys
 from collections.abc import Callable
 
-from hyperpod_nccl.bundle.perf import PerfSession
+from hyperpod_nccl import api
+from hyperpod_nccl.api import PerfRequest
 from hyperpod_nccl.commands.common import (
     add_bundle_options,
     add_output_options,
-    check_bundle_options,
-    check_inputs_exist,
-    emit,
-    print_skipped,
+    deliver,
+    exit_code_for,
+    notify,
+    request_from,
 )
-from hyperpod_nccl.exit_codes import ExitCode, UsageError
-from hyperpod_nccl.perf.analysis import PerfOptions
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
-from hyperpod_nccl.perf.render import render_perf
+from hyperpod_nccl.report.perf import render_perf
 
 EXAMPLES = """examples:
   hyperpod-nccl perf nccl-tests.out                       # one nccl-tests run
@@ -113,31 +111,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.bundle and args.paths:
-        raise UsageError("perf: give PATHs or --bundle PATH, not both")
-    if not args.paths and not args.world_size and not args.bundle:
-        raise UsageError("perf: give at least one PATH (or --world-size for a timeout suggestion)")
-    check_bundle_options(args)
-    check_inputs_exist(args)  # after the usage checks: a conflict is exit 2, a typo exit 1
-    options = PerfOptions(args.instance_type, args.transport, args.expected_busbw, args.world_size)
-    with PerfSession(args.paths, args.bundle, save=args.save_bundle is not None) as session:
-        report = session.analyze_perf(options)
-        print_skipped(report, args)
-        code = emit(report, args, render_perf)
-        session.save_bundle(report, args)
-    read_something = bool(args.paths or args.bundle)
-    if read_something and report.summary.get("inputs_read", 0) == 0:
-        print("error: none of the inputs could be read", file=sys.stderr)
-        return ExitCode.NO_INPUT
-    if (
-        read_something
-        and not report.summary.get("runs_found")
-        and not report.summary.get("progress")
-        and not any(f.code == "STALLED_RANKS" for f in report.findings)
-    ):
-        print(
-            "error: no nccl-tests output, flight recorder dump or NCCL COLL lines in the inputs",
-            file=sys.stderr,
-        )
-        return ExitCode.NO_INPUT
-    return code
+    request = request_from(args, PerfRequest, refuse_missing=True)
+    report = api.perf(request, notify=notify, deliver=deliver(args, render_perf, skipped=True))
+    return exit_code_for(report, args.fail_on)

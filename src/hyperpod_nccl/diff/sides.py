@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from hyperpod_nccl.bundle.items import SLURM_JOB_OUTPUT_PREFIX
 from hyperpod_nccl.bundle.logs import LOGS_PREFIX, log_items
-from hyperpod_nccl.bundle.snapshot import MANIFEST, BundleError, Snapshot
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import expand
+from hyperpod_nccl.snapshot import MANIFEST, BundleError, Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_JOB_OUTPUT_PREFIX
 
 _ARCHIVE = (".tar.gz", ".tgz", ".tar")
 _NUMBERED = re.compile(r"^logs/\d+/")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hyperpod_nccl.bundle.items import SLURM_CONFIG, SLURM_SINFO, node_item
 from hyperpod_nccl.checks.jobsel import job_groups
 from hyperpod_nccl.diff.facts import Facts
 from hyperpod_nccl.diff.sides import stable_name
@@ -29,10 +28,11 @@ from hyperpod_nccl.kube.objects import (
 )
 from hyperpod_nccl.probes.parsers import gpu as gpu_parser
 from hyperpod_nccl.probes.parsers import host as host_parser
-from hyperpod_nccl.report.units import size_text
 from hyperpod_nccl.slurm.config import parse_show_config
 from hyperpod_nccl.slurm.nodes import SlurmParseError, parse_sinfo_json
 from hyperpod_nccl.snapshot import Snapshot
+from hyperpod_nccl.snapshot.items import SLURM_CONFIG, SLURM_SINFO, node_item
+from hyperpod_nccl.units import size_text
 
 PODS = "k8s/pods.json"
 NODES = "k8s/nodes.json"

@@ -8,14 +8,15 @@ the read-only Slurm queries its allow-listed runner accepts).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from hyperpod_nccl.api import analyze_logs, diagnose
+from hyperpod_nccl import api
+from hyperpod_nccl.api import NONE_READ, DiagnoseRequest, LogsRequest, NothingRead, PerfRequest
 from hyperpod_nccl.mcp_server.errors import AnticipatedError, one_line
 from hyperpod_nccl.mcp_server.inputs import relabel, require_input, with_pasted_text
 from hyperpod_nccl.model import NotChecked, Report
-from hyperpod_nccl.perf.analysis import PerfOptions, analyze_perf
 from hyperpod_nccl.perf.expected import INSTANCE_TYPES
 from hyperpod_nccl.report.display import display_line, for_display
 
@@ -44,6 +45,12 @@ def _document(report: Report, pasted: str, redact: bool) -> dict[str, Any]:
     return document
 
 
+def _nothing_read(exc: NothingRead, pasted: str) -> AnticipatedError:
+    if str(exc) == NONE_READ:
+        return AnticipatedError(f"{NONE_READ}: " + _unreadable(exc.report.not_checked, pasted))
+    return AnticipatedError(one_line(str(exc)))
+
+
 def logs(
     paths: Sequence[str],
     text: str | None,
@@ -56,13 +63,9 @@ def logs(
     require_input(paths, text)
     with with_pasted_text(paths, text, text_name) as (inputs, pasted):
         try:
-            report = analyze_logs(inputs, backend=engine)
-        except RuntimeError as exc:  # the engine asked for is not installed
-            raise AnticipatedError(one_line(str(exc))) from exc
-        if not report.summary.get("inputs_read"):
-            raise AnticipatedError(
-                "none of the inputs could be read: " + _unreadable(report.not_checked, pasted)
-            )
+            report = api.logs(LogsRequest(paths=inputs, engine=engine))
+        except NothingRead as exc:
+            raise _nothing_read(exc, pasted) from exc
         return _document(report, pasted, redact)
 
 
@@ -70,41 +73,35 @@ def perf(
     paths: Sequence[str],
     text: str | None,
     text_name: str | None,
-    options: PerfOptions,
+    request: PerfRequest,
     *,
     redact: bool = True,
 ) -> dict[str, Any]:
-    """`hyperpod-nccl perf` as JSON."""
-    if not paths and text is None and not options.world_size:
+    """`hyperpod-nccl perf` as JSON; `request` without its paths (they are `paths` and the
+    pasted text)."""
+    if not paths and text is None and not request.world_size:
         raise AnticipatedError(
             "give nccl-tests output in 'paths' or 'text' (or world_size for a timeout suggestion)"
         )
-    if options.instance_type is not None and options.instance_type not in INSTANCE_TYPE_NAMES:
+    if request.instance_type is not None and request.instance_type not in INSTANCE_TYPE_NAMES:
         raise AnticipatedError(
-            f"unknown instance_type {options.instance_type!r}; known: {', '.join(INSTANCE_TYPE_NAMES)}"
+            f"unknown instance_type {request.instance_type!r}; known: {', '.join(INSTANCE_TYPE_NAMES)}"
         )
     with with_pasted_text(paths, text, text_name) as (inputs, pasted):
-        report = analyze_perf(inputs, options)
-        summary = report.summary
-        if inputs and not summary.get("inputs_read"):
-            raise AnticipatedError(
-                "none of the inputs could be read: " + _unreadable(report.not_checked, pasted)
-            )
-        stalled = any(f.code == "STALLED_RANKS" for f in report.findings)
-        if inputs and not summary.get("runs_found") and not summary.get("progress") and not stalled:
-            raise AnticipatedError(
-                "no nccl-tests output, flight recorder dump or NCCL COLL lines in the inputs"
-            )
+        try:
+            report = api.perf(dataclasses.replace(request, paths=inputs))
+        except NothingRead as exc:
+            raise _nothing_read(exc, pasted) from exc
         return _document(report, pasted, redact)
 
 
-def diagnose_cluster(*, redact: bool = True, **options: Any) -> dict[str, Any]:
+def diagnose_cluster(request: DiagnoseRequest, *, redact: bool = True) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --cluster ...` (or the local Slurm without one) as JSON."""
-    return _document(diagnose(**options), "", redact)
+    return _document(api.diagnose(request), "", redact)
 
 
 def diagnose_bundle(path: str, *, redact: bool = True) -> dict[str, Any]:
     """`hyperpod-nccl diagnose --bundle PATH` as JSON."""
     if not path.strip():
         raise AnticipatedError("give the path of a bundle saved by diagnose --save-bundle")
-    return _document(diagnose(bundle=path), "", redact)
+    return _document(api.diagnose(DiagnoseRequest(bundle=path)), "", redact)

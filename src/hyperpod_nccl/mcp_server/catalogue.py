@@ -3,9 +3,9 @@ the sections of the remediation guide, read from the same sources as the CLI."""
 
 from __future__ import annotations
 
-from hyperpod_nccl import kb
+from hyperpod_nccl import api, kb
 from hyperpod_nccl.checks import load_checks
-from hyperpod_nccl.kb.topics import unknown_topic_message
+from hyperpod_nccl.exit_codes import UsageError
 from hyperpod_nccl.mcp_server.errors import AnticipatedError
 from hyperpod_nccl.mcp_server.schemas import (
     CodesResult,
@@ -64,7 +64,7 @@ def guide_sections() -> list[SectionRef]:
     """Every reference of the guide (one per anchor), in guide order."""
     return [
         SectionRef(reference=ref, title=section.title)
-        for section in kb.list_sections()
+        for section in api.guide_sections()
         for ref in section.references
     ]
 
@@ -75,9 +75,10 @@ def all_codes() -> CodesResult:
 
 def explain(topic: str) -> SectionResult:
     """The guide section for a finding code, a reference or an anchor."""
-    section = kb.resolve(topic)
-    if section is None:
-        raise AnticipatedError(unknown_topic_message(topic).removeprefix("explain: "))
+    try:
+        section = api.explain(topic)
+    except UsageError as exc:
+        raise AnticipatedError(str(exc).removeprefix("explain: ")) from exc
     return SectionResult(
         topic=topic,
         reference=section.reference,

@@ -20,6 +20,7 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from hyperpod_nccl import __version__
+from hyperpod_nccl.api import DEFAULT_SAMPLE_NODES, DiagnoseRequest, PerfRequest
 from hyperpod_nccl.mcp_server import analyses, catalogue, isolation
 from hyperpod_nccl.mcp_server.errors import (
     ANTICIPATED,
@@ -30,7 +31,6 @@ from hyperpod_nccl.mcp_server.errors import (
 from hyperpod_nccl.mcp_server.isolation import InternalError, run_isolated
 from hyperpod_nccl.mcp_server.progress import run_with_progress
 from hyperpod_nccl.mcp_server.schemas import CodesResult, ReportResult, SectionResult
-from hyperpod_nccl.perf.analysis import PerfOptions
 
 INSTRUCTIONS = """\
 hyperpod-nccl tells why a distributed GPU training job (NCCL, PyTorch) on SageMaker HyperPod
@@ -191,10 +191,15 @@ def build_server() -> HyperpodServer:
         nodes, low bus bandwidth, wrong results and failed or hung runs; and flight recorder
         dumps or NCCL COLL debug logs for ranks that did not reach a collective. Secrets in the
         result are redacted unless redact is false."""
-        options = PerfOptions(instance_type, transport, expected_busbw_gbps, world_size)
+        request = PerfRequest(
+            instance_type=instance_type,
+            transport=transport,
+            expected_busbw=expected_busbw_gbps,
+            world_size=world_size,
+        )
         work = functools.partial(analyses.perf, redact=redact)
         return await _report(
-            ctx, "analysing nccl-tests output", work, list(paths), text, text_name, options
+            ctx, "analysing nccl-tests output", work, list(paths), text, text_name, request
         )
 
     @server.tool(annotations=_annotations("Diagnose a HyperPod cluster (live)", open_world=True))
@@ -221,7 +226,12 @@ def build_server() -> HyperpodServer:
             str, Field(description="time window for events and logs: 30m, 2h, 1d")
         ] = "2h",
         sample_nodes: Annotated[
-            int | None, Field(ge=1, description="probe N nodes (default 4)")
+            int | None,
+            Field(
+                ge=1,
+                description=f"probe N of the cluster's nodes (default {DEFAULT_SAMPLE_NODES}: "
+                "each probe is an SSM session; failed and troubled nodes first)",
+            ),
         ] = None,
         all_nodes: Annotated[bool, Field(description="probe every node")] = False,
         nodes: Annotated[Sequence[str], Field(description="probe these instance IDs")] = (),
@@ -234,23 +244,23 @@ def build_server() -> HyperpodServer:
         Only Describe/List/Get AWS calls and Kubernetes get/list/log reads are made. Reports
         progress while it collects; a live diagnosis can take minutes. Secrets in the result are
         redacted unless redact is false."""
-        options: dict[str, Any] = {
-            "cluster": cluster,
-            "region": region,
-            "profile": profile,
-            "orchestrator": orchestrator,
-            "namespace": namespace,
-            "job": job,
-            "since": since,
-            "sample_nodes": sample_nodes,
-            "all_nodes": all_nodes,
-            "nodes": tuple(nodes),
-            "kubeconfig": os.path.expanduser(kubeconfig) if kubeconfig else None,
-            "context": context,
-            "redact": redact,
-        }
+        request = DiagnoseRequest(
+            cluster=cluster,
+            region=region,
+            profile=profile,
+            orchestrator=orchestrator,
+            namespace=namespace,
+            job=job,
+            since=since,
+            sample_nodes=sample_nodes,
+            all_nodes=all_nodes,
+            nodes=tuple(nodes),
+            kubeconfig=os.path.expanduser(kubeconfig) if kubeconfig else None,
+            context=context,
+        )
         what = f"diagnosing {cluster}" if cluster else "diagnosing the local Slurm"
-        return await _report(ctx, what, functools.partial(analyses.diagnose_cluster, **options))
+        work = functools.partial(analyses.diagnose_cluster, redact=redact)
+        return await _report(ctx, what, work, request)
 
     @server.tool(annotations=_annotations("Diagnose a saved bundle"))
     async def diagnose_bundle(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hyperpod_nccl.kb import reference_for_code
 from hyperpod_nccl.model import Evidence
 from hyperpod_nccl.perf.model import Row, Run
-from hyperpod_nccl.report.units import size_text as size_text  # re-exported for perf modules
 from hyperpod_nccl.rules.titles import format_hosts
+from hyperpod_nccl.units import size_text as size_text  # re-exported for perf modules
 
 MAX_EVIDENCE = 6
 

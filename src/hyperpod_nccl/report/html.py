@@ -30,7 +30,7 @@ from hyperpod_nccl import __version__
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import CommandGroup, command_groups
 from hyperpod_nccl.report.show import one_per_code
-from hyperpod_nccl.report.units import size_text
+from hyperpod_nccl.units import size_text
 
 RED = "#d62728"
 ORANGE = "#e67e00"
@@ -580,10 +580,16 @@ def render_html(report: Report) -> str:
             _guide_sections(report),
         ]
     )
+    return page(f"hyperpod-nccl {report.command} report", body)
+
+
+def page(title: str, body: str) -> str:
+    """A self-contained page: inline CSS, and a Content-Security-Policy that forbids every
+    fetch. `body` is HTML; `title` is text."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>hyperpod-nccl {_e(report.command)} report</title><style>{_CSS}</style></head>"
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
         f"<body>{body}</body></html>\n"
     )

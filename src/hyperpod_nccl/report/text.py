@@ -6,7 +6,7 @@ from __future__ import annotations
 from hyperpod_nccl.model import Finding, Report, Status
 from hyperpod_nccl.report.commands import command_groups
 from hyperpod_nccl.report.show import DEFAULT_SHOW, hidden_line, split
-from hyperpod_nccl.report.units import size_text
+from hyperpod_nccl.units import size_text
 
 _COLORS = {
     Status.FAIL: "\033[1;31m",

@@ -6,13 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from hyperpod_nccl.bundle.items import (
-    SLURM_CONTEXT,
-    SLURM_SHOW_NODE,
-    SLURM_SINFO,
-    SLURM_SQUEUE,
-    SLURM_SQUEUE_TEXT,
-)
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.slurm.jobs import (
     SlurmJob,
@@ -26,6 +19,13 @@ from hyperpod_nccl.slurm.nodes import (
     parse_sinfo_json,
 )
 from hyperpod_nccl.snapshot import Snapshot, missing_kind
+from hyperpod_nccl.snapshot.items import (
+    SLURM_CONTEXT,
+    SLURM_SHOW_NODE,
+    SLURM_SINFO,
+    SLURM_SQUEUE,
+    SLURM_SQUEUE_TEXT,
+)
 
 AREA = "slurm"
 # A job waiting its turn longer than this is reported (its reason may still be ordinary).

@@ -1,5 +1,5 @@
 """What a check's unit test says: run one registered check on a small Snapshot built from a
-JSON fixture (tests/fixtures/snapshots/, read by hyperpod_nccl.bundle.inline) and compare its
+JSON fixture (tests/fixtures/snapshots/, read by hyperpod_nccl.snapshot.inline) and compare its
 findings with the ones wanted. No moto, no Kubernetes API server, no Slurm."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperpod_nccl.bundle.inline import snapshot_from_dict
 from hyperpod_nccl.checks import load_checks
 from hyperpod_nccl.model import Finding, Priority, Status
+from hyperpod_nccl.snapshot.inline import snapshot_from_dict
 
 SNAPSHOTS = Path(__file__).resolve().parents[2] / "fixtures" / "snapshots"
 # A fixture stays small: an excerpt of real captured data, not a whole bundle.

@@ -1,18 +1,17 @@
-"""The plumbing of `diagnose` between arguments and checks: validate what the user named,
-collect live (or load a bundle), save an escalation bundle. Errors come out as UsageError
-(exit 2) or InputError (exit 1) with one-line messages."""
+"""Where `diagnose` gets its Snapshot: validate what the user named, then collect live, read
+the local Slurm, or load a bundle. Errors come out as UsageError (exit 2) or InputError
+(exit 1) with one-line messages."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from hyperpod_nccl import targets
+from hyperpod_nccl.api.requests import DiagnoseRequest
 from hyperpod_nccl.collect.options import DEFAULT_SAMPLE_NODES, DiagnoseOptions
 from hyperpod_nccl.exit_codes import InputError, UsageError
-from hyperpod_nccl.model import Report
 from hyperpod_nccl.snapshot import BundleError, Snapshot
 from hyperpod_nccl.targets import parse_instance_group
 
@@ -30,26 +29,6 @@ def _profile_region(profile: str | None) -> str | None:
         return str(region) if region else None
     except botocore.exceptions.ProfileNotFound as exc:
         raise UsageError(f"AWS profile not found: {exc}") from exc
-
-
-@dataclass(frozen=True)
-class DiagnoseRequest:
-    """What the user asked `diagnose` for, as given (validated by `build_options`)."""
-
-    cluster: str | None = None
-    region: str | None = None
-    profile: str | None = None
-    namespace: str | None = None
-    job: str | None = None
-    orchestrator: str | None = None
-    since: str = "2h"
-    sample_nodes: int | None = None
-    all_nodes: bool = False
-    nodes: Sequence[str] = ()
-    kubeconfig: str | None = None
-    context: str | None = None
-    controller_group: str | None = None
-    bundle: str | None = None
 
 
 def build_options(request: DiagnoseRequest) -> DiagnoseOptions:
@@ -137,58 +116,3 @@ def collect_live(options: DiagnoseOptions) -> Snapshot:
         return collect(options)
     except CredentialsError as exc:
         raise InputError(str(exc)) from exc
-
-
-# ------------------------------------------------------------------ escalation bundles
-def check_save_target(path: str, *, obfuscate: bool, redact: bool) -> None:
-    """Refuse, before collecting anything, a bundle target that cannot be written (exit 2);
-    the same rules as every command's --save-bundle."""
-    from hyperpod_nccl.bundle.escalation import check_save_options
-
-    check_save_options(path, obfuscate=obfuscate, redact=redact)
-
-
-def save_escalation(
-    report: Report,
-    snapshot: Snapshot,
-    path: str,
-    *,
-    obfuscate: bool,
-    redact: bool,
-    argv: Sequence[str],
-) -> None:
-    """The escalation bundle for a programmatic call (the CLI prints its own line through
-    `bundle.escalation.save_requested_bundle`): the reports, summary and collected state,
-    redacted unless `redact` is false."""
-    from hyperpod_nccl.bundle.escalation import EscalationOptions, save_escalation_bundle
-
-    options = EscalationOptions(path, obfuscate=obfuscate, redact=redact, argv=argv)
-    try:
-        save_escalation_bundle(report, snapshot, options)
-    except (BundleError, OSError) as exc:
-        raise InputError(f"cannot save the bundle: {exc}") from exc
-
-
-def equivalent_argv(request: DiagnoseRequest, save_bundle: str, obfuscate: bool) -> list[str]:
-    """The command line that would make the same run, for the manifest of a bundle saved
-    through the API (where sys.argv is some other program's)."""
-    argv = ["hyperpod-nccl", "diagnose"]
-    flags = {
-        "--cluster": request.cluster,
-        "--region": request.region,
-        "--profile": request.profile,
-        "--orchestrator": request.orchestrator,
-        "--namespace": request.namespace,
-        "--job": request.job,
-        "--since": request.since if request.cluster else None,
-        "--sample-nodes": request.sample_nodes,
-        "--controller-group": request.controller_group,
-        "--bundle": request.bundle,
-        "--save-bundle": save_bundle,
-    }
-    for flag, value in flags.items():
-        if value is not None:
-            argv += [flag, str(value)]
-    argv += [arg for node in request.nodes for arg in ("--node", node)]
-    argv += ["--all-nodes"] * request.all_nodes + ["--obfuscate"] * obfuscate
-    return argv

@@ -2,7 +2,7 @@
 
 Regenerate after changing rules/catalog.yaml:
 
-    python -m hyperpod_nccl.kb.quickref > src/hyperpod_nccl/kb/quick-reference.md
+    python -m hyperpod_nccl.rules.quickref > src/hyperpod_nccl/kb/quick-reference.md
 
 tests/kb/test_quickref.py fails when the committed file differs from what this prints.
 """
@@ -16,7 +16,7 @@ from hyperpod_nccl.rules.catalog import Catalog, load_catalog
 HEADER = """<a id="quick-reference"></a>
 # Error-pattern quick reference
 
-Generated from `rules/catalog.yaml` by `python -m hyperpod_nccl.kb.quickref`; do not edit by
+Generated from `rules/catalog.yaml` by `python -m hyperpod_nccl.rules.quickref`; do not edit by
 hand. For each finding code: what it means, the guide section to read, and every pattern
 `hyperpod-nccl logs` matches for it, with the program that prints the line and a real example.
 A pattern's role says how the diagnosis uses it: a **cause** line can be the root cause, a

@@ -7,13 +7,21 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
-from hyperpod_nccl.bundle.obfuscate import Obfuscator
 from hyperpod_nccl.redaction import Redactor, redact_document
 from hyperpod_nccl.safeio import line_chunks
 
 CHUNK_BYTES = 4 * 1024 * 1024
+
+
+class Obfuscator(Protocol):
+    """What scrubbing needs of an obfuscator (hyperpod_nccl.bundle.obfuscate has the one the
+    escalation bundles use): the storage layer names the shape, not the implementation."""
+
+    def apply(self, text: str) -> str: ...
+
+    def apply_bytes(self, data: bytes) -> bytes: ...
 
 
 @dataclass

@@ -27,10 +27,6 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from hyperpod_nccl.bundle import meta as meta_format
-from hyperpod_nccl.bundle.manifest import manifest_problem
-from hyperpod_nccl.bundle.meta import Meta
-from hyperpod_nccl.bundle.scrub import Scrubber
 from hyperpod_nccl.safeio import (
     MAX_RATIO,
     RATIO_FLOOR_BYTES,
@@ -43,6 +39,10 @@ from hyperpod_nccl.safeio import (
     publish,
     walk_files,
 )
+from hyperpod_nccl.snapshot import meta as meta_format
+from hyperpod_nccl.snapshot.manifest import manifest_problem
+from hyperpod_nccl.snapshot.meta import Meta
+from hyperpod_nccl.snapshot.scrub import Scrubber
 
 MANIFEST = "manifest.json"
 BUNDLE_SCHEMA = meta_format.SCHEMA
@@ -119,7 +119,7 @@ def _shown(name: str) -> str:
 @dataclass
 class Snapshot:
     """Collected state. `meta` holds the run's context: command, cluster, region, window...
-    (every key is declared in hyperpod_nccl.bundle.meta.Meta)."""
+    (every key is declared in hyperpod_nccl.snapshot.meta.Meta)."""
 
     meta: Meta = field(default_factory=lambda: Meta())
     items: dict[str, ItemRecord] = field(default_factory=dict)
@@ -306,7 +306,7 @@ class Snapshot:
 
         The whole bundle is checked before anything is extracted: every member's name, type
         and size, their number and total, how far a .tar.gz decompresses, and the manifest
-        against its schema (hyperpod_nccl.bundle.manifest). Refused, with a one-line
+        against its schema (hyperpod_nccl.snapshot.manifest). Refused, with a one-line
         BundleError naming the member or field: absolute paths, `..`, names with characters
         a bundle never writes, duplicates, symbolic and hard links, device files, FIFOs and
         sparse files, anything over `limits`, and a malformed manifest.

@@ -1,21 +1,28 @@
-"""The operations as plain functions returning a Report; the CLI and the MCP server are thin
-faces over these."""
+"""`diagnose`: what blocks NCCL on a HyperPod cluster, live and read-only or from a bundle;
+and `analyze_snapshot`, its checks over any Snapshot."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
+from hyperpod_nccl.api.requests import DiagnoseRequest
+from hyperpod_nccl.api.runs import (
+    Deliver,
+    Notify,
+    build,
+    check_save,
+    escalation,
+    inputs_of,
+    left_out,
+    quiet,
+)
 from hyperpod_nccl.checks.selection import EVERY, Selection, parse_selection
 from hyperpod_nccl.codes import load_registry
-from hyperpod_nccl.log_analysis import analyze_logs as analyze_logs
-from hyperpod_nccl.log_analysis import is_flight_recorder_dump as is_flight_recorder_dump
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.suggest.complete import add_missing, finish
 
-# ---------------------------------------------------------------------------------- diagnose
 DIAGNOSE_AREAS: dict[str | None, tuple[str, ...]] = {
     "eks": ("cluster", "network", "kubernetes", "pods", "env", "versions", "logs", "node"),
     "slurm": ("cluster", "network", "slurm", "logs", "node"),
@@ -24,71 +31,66 @@ DIAGNOSE_AREAS: dict[str | None, tuple[str, ...]] = {
 
 
 def diagnose(
-    cluster: str | None = None,
-    region: str | None = None,
+    request: DiagnoseRequest | None = None,
+    /,
     *,
-    profile: str | None = None,
-    namespace: str | None = None,
-    job: str | None = None,
-    orchestrator: str | None = None,
-    since: str = "2h",
-    sample_nodes: int | None = None,
-    all_nodes: bool = False,
-    nodes: Sequence[str] = (),
-    kubeconfig: str | None = None,
-    context: str | None = None,
-    controller_group: str | None = None,
-    bundle: str | None = None,
-    save_bundle: str | None = None,
-    obfuscate: bool = False,
-    redact: bool = True,
-    checks: Sequence[str] = (),
-    skip: Sequence[str] = (),
+    notify: Notify = quiet,
+    deliver: Deliver | None = None,
+    **fields: Any,
 ) -> Report:
-    """Diagnose a HyperPod cluster live (read-only), or replay a saved bundle with `bundle`.
+    """Diagnose a HyperPod cluster live (read-only), the local Slurm (no cluster named), or
+    replay a saved bundle (`bundle`); fields as in DiagnoseRequest, or the request itself.
 
     `save_bundle` writes an escalation bundle (reports, summary, everything collected),
-    redacted unless `redact` is false, identifiers replaced too with `obfuscate`.
-    Raises UsageError for invalid arguments and InputError when nothing can be collected
-    (no or rejected credentials, cluster not found, unreadable bundle).
+    redacted unless `redact` is false, identifiers replaced too with `obfuscate`; `deliver`
+    gets the report before it is written. Raises UsageError for invalid arguments and
+    InputError when nothing can be collected (no or rejected credentials, cluster not found,
+    unreadable bundle).
     """
-    from hyperpod_nccl.diagnose_run import (
-        DiagnoseRequest,
-        check_save_target,
-        equivalent_argv,
-        open_snapshot,
-        save_escalation,
-    )
+    from hyperpod_nccl.api.diagnose_source import open_snapshot
+    from hyperpod_nccl.bundle.escalation import save_requested_bundle
 
-    request = DiagnoseRequest(
-        cluster=cluster,
-        region=region,
-        profile=profile,
-        namespace=namespace,
-        job=job,
-        orchestrator=orchestrator,
-        since=since,
-        sample_nodes=sample_nodes,
-        all_nodes=all_nodes,
-        nodes=tuple(nodes),
-        kubeconfig=kubeconfig,
-        context=context,
-        controller_group=controller_group,
-        bundle=bundle,
-    )
-    selection = parse_selection(checks, skip)  # a bad name fails before any collection
-    if save_bundle is not None:
-        check_save_target(save_bundle, obfuscate=obfuscate, redact=redact)
+    request = build(DiagnoseRequest, request, fields)
+    check_save(request, inputs_of((), request.bundle))
+    selection = parse_selection(request.checks, request.skip)  # fails before any collection
     with open_snapshot(request) as snapshot:
         report = analyze_snapshot(
-            snapshot, bundle=bundle, saved_to=save_bundle, selection=selection
+            snapshot, bundle=request.bundle, saved_to=request.save_bundle, selection=selection
         )
-        if save_bundle is not None:
-            argv = equivalent_argv(request, save_bundle, obfuscate)
-            save_escalation(
-                report, snapshot, save_bundle, obfuscate=obfuscate, redact=redact, argv=argv
-            )
+        if deliver is not None:
+            deliver(report)
+        options = escalation(request, request.argv or equivalent_argv(request))
+        if options is not None:
+            save_requested_bundle(report, snapshot, options, notify)
     return report
+
+
+def equivalent_argv(request: DiagnoseRequest) -> list[str]:
+    """The command line that would make the same run, for the manifest of a bundle saved
+    through the API (where sys.argv is some other program's)."""
+    argv = ["hyperpod-nccl", "diagnose"]
+    flags = {
+        "--cluster": request.cluster,
+        "--region": request.region,
+        "--profile": request.profile,
+        "--orchestrator": request.orchestrator,
+        "--namespace": request.namespace,
+        "--job": request.job,
+        "--since": request.since if request.cluster else None,
+        "--sample-nodes": request.sample_nodes,
+        "--controller-group": request.controller_group,
+        "--bundle": request.bundle,
+        "--save-bundle": request.save_bundle,
+    }
+    for flag, value in flags.items():
+        if value is not None:
+            argv += [flag, str(value)]
+    argv += [arg for node in request.nodes for arg in ("--node", node)]
+    argv += [arg for name in request.checks for arg in ("--check", name)]
+    argv += [arg for name in request.skip for arg in ("--skip", name)]
+    argv += ["--all-nodes"] * request.all_nodes + ["--obfuscate"] * request.obfuscate
+    argv += ["--no-redact"] * (not request.redact)
+    return argv
 
 
 def analyze_snapshot(
@@ -100,10 +102,10 @@ def analyze_snapshot(
 ) -> Report:
     """Run diagnose's checks over a Snapshot (live or loaded): no network."""
     from hyperpod_nccl.bundle.escalation import ENVIRONMENT, REPORTS, SUMMARY, VERSIONS
-    from hyperpod_nccl.bundle.items import PROBE_RESULTS
-    from hyperpod_nccl.checks import load_checks, run_checks
+    from hyperpod_nccl.checks import run_checks
     from hyperpod_nccl.checks.fill import fill_commands
     from hyperpod_nccl.checks.ranking import coverage_findings, permission_findings, rank_root_cause
+    from hyperpod_nccl.snapshot.items import PROBE_RESULTS
 
     started = time.perf_counter()
     orchestrator = snapshot.meta.get("orchestrator")
@@ -125,16 +127,7 @@ def analyze_snapshot(
         for f in findings
         if f.status in (Status.SKIPPED, Status.INCOMPLETE) or f.details.get("not_checked")
     ]
-    in_scope = [s for s in load_checks().values() if s.area in areas]
-    if left_out := selection.left_out(in_scope):
-        not_checked.append(
-            NotChecked(
-                "--check/--skip",
-                f"{len(left_out)} check(s) not run as asked: "
-                + ", ".join(left_out[:12])
-                + (" ..." if len(left_out) > 12 else ""),
-            )
-        )
+    not_checked += left_out(selection, areas)
     # What the run collected, not what an escalation bundle added (reports, summary), so a
     # replay counts the same as the run that saved it.
     added = {SUMMARY, *REPORTS, ENVIRONMENT, VERSIONS}

@@ -6,7 +6,7 @@ type is a mypy error wherever meta is read or written. It is a TypedDict rather 
 dataclass because meta *is* the JSON object in the manifest: the shape on disk stays exactly
 what earlier versions wrote, and keys this version does not know (from a newer or an older
 bundle) ride along untouched when a bundle is loaded and saved again. The manifest schema
-(bundle/manifest.py) checks each key's type before a loaded bundle becomes a Meta.
+(snapshot/manifest.py) checks each key's type before a loaded bundle becomes a Meta.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Window(TypedDict, total=False):
 
 
 class Scrubbing(TypedDict, total=False):
-    """What was done to the bundle before it was written (bundle/scrub.py)."""
+    """What was done to the bundle before it was written (snapshot/scrub.py)."""
 
     secrets_redacted: bool | None
     obfuscated: bool | None

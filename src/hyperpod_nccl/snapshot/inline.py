@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperpod_nccl.bundle import meta as meta_format
-from hyperpod_nccl.bundle.manifest import manifest_problem
-from hyperpod_nccl.bundle.snapshot import BundleError, Snapshot
+from hyperpod_nccl.snapshot import BundleError, Snapshot
+from hyperpod_nccl.snapshot import meta as meta_format
+from hyperpod_nccl.snapshot.manifest import manifest_problem
 
 SCHEMA_KEYS = frozenset({"source", "meta", "items", "missing"})
 
