@@ -471,13 +471,15 @@ def check_versions(snapshot: Snapshot) -> list[Finding]:
     return results.emit(Status.INFO)
 
 
-@check("node.fabric_manager", AREA, ["FABRIC_MANAGER_MISMATCH"])
+@check("node.fabric_manager", AREA, ["DRIVER_MISMATCH"])
 def check_fabric_manager(snapshot: Snapshot) -> list[Finding]:
     """NVSwitch systems (p4d, p5, p5e) run nvidia-fabricmanager, which NVIDIA packages per
     driver release: a fabric manager of another release than the loaded driver does not start,
-    and CUDA then fails with error 802 (`system not yet initialized`). Nodes without a fabric
-    manager are not NVSwitch systems or have none installed: not checked, and said so."""
-    results = NodeResults("FABRIC_MANAGER_MISMATCH", "fabric manager and driver versions")
+    and CUDA then fails with error 802 (`system not yet initialized`). The same failure in a
+    log is DRIVER_MISMATCH (rule fabric-manager-driver-mismatch), so the check uses that code.
+    Nodes without a fabric manager are not NVSwitch systems or have none installed: not
+    checked, and said so."""
+    results = NodeResults("DRIVER_MISMATCH", "fabric manager and driver versions")
     for node in results.each_reached(snapshot):
         versions = parsed(snapshot, node, "versions", host_parser.parse_versions)
         smi = parsed(snapshot, node, "gpu_inventory", gpu_parser.parse_smi_table)
