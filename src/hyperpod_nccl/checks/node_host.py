@@ -469,3 +469,44 @@ def check_versions(snapshot: Snapshot) -> list[Finding]:
                     parts.append(f"{label} {value}")
         results.ok(node, ", ".join(parts) or "no NCCL, CUDA toolkit or EFA installer on the host")
     return results.emit(Status.INFO)
+
+
+@check("node.fabric_manager", AREA, ["DRIVER_MISMATCH"])
+def check_fabric_manager(snapshot: Snapshot) -> list[Finding]:
+    """NVSwitch systems (p4d, p5, p5e) run nvidia-fabricmanager, which NVIDIA packages per
+    driver release: a fabric manager of another release than the loaded driver does not start,
+    and CUDA then fails with error 802 (`system not yet initialized`). The same failure in a
+    log is DRIVER_MISMATCH (rule fabric-manager-driver-mismatch), so the check uses that code.
+    Nodes without a fabric manager are not NVSwitch systems or have none installed: not
+    checked, and said so."""
+    results = NodeResults("DRIVER_MISMATCH", "fabric manager and driver versions")
+    for node in results.each_reached(snapshot):
+        versions = parsed(snapshot, node, "versions", host_parser.parse_versions)
+        smi = parsed(snapshot, node, "gpu_inventory", gpu_parser.parse_smi_table)
+        if versions is None or smi is None:
+            missing = "versions" if versions is None else "gpu_inventory"
+            results.skip(node, why_missing(snapshot, node, missing))
+            continue
+        manager, driver = versions.fabric_manager, smi.driver_version
+        if not manager:
+            results.skip(node, "no nv-fabricmanager on the node (only NVSwitch systems need one)")
+            continue
+        if not driver:
+            results.skip(node, "nvidia-smi printed no driver version")
+            continue
+        if manager != driver:
+            results.problem(
+                node,
+                Status.FAIL,
+                Priority.P0,
+                f"fabric manager {manager} with NVIDIA driver {driver}: a fabric manager of "
+                "another release does not start, and CUDA fails with 'system not yet initialized'",
+                evidence=[
+                    (node_item(node, "versions"), f"Fabric Manager version is : {manager}"),
+                    (node_item(node, "gpu_inventory"), f"Driver Version: {driver}"),
+                ],
+                details={"fabric_manager": manager, "driver": driver},
+            )
+            continue
+        results.ok(node, f"fabric manager {manager} = driver")
+    return results.emit()
