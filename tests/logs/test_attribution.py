@@ -65,6 +65,13 @@ CASES = [
         None,
         868697,
     ),
+    # a log viewer's counter column before PyTorch's rank prefix (hiyouga/LlamaFactory#7396)
+    (
+        "[80747] [rank4]:[E321 02:07:08.414640780 ProcessGroupNCCL.cpp:607] [Rank 4] Watchdog caught",
+        4,
+        None,
+        None,
+    ),
     # syslog with the host after the time
     (
         "Apr 25 19:05:01 netlogo01 kernel: [ 7097.005193] [  pid  ]   uid  tgid total_vm",

@@ -125,6 +125,28 @@ def test_unwrap_keeps_line_numbers_and_leaves_unwrapped_text_alone() -> None:
     assert wrap_width(channels) is None
 
 
+WATCHDOG_8RANK = (
+    Path(__file__).parents[1]
+    / "fixtures"
+    / "eks"
+    / "samples"
+    / "watchdog-timeout-8rank-allreduce-seqnum1580-last-enqueued-completed.txt"
+)
+
+
+def test_records_of_one_length_behind_a_counter_column_are_not_unwrapped() -> None:
+    # hiyouga/LlamaFactory#7396: each line starts with the poster's line counter
+    # (`[80746] [rank0]:...`, `[80747] [rank4]:...`); ranks 0 and 4 print lines of the same
+    # length, which is no terminal width. Every rank's record must stay a line of its own.
+    text = WATCHDOG_8RANK.read_bytes().split(b"\n", 1)[1]
+    lines = text.split(b"\n")
+    assert len(lines[0]) == len(lines[1])
+    assert normalize(text).split(b"\n")[:4] == lines[:4]
+    report = analyze_logs([str(WATCHDOG_8RANK)])
+    timeout = next(f for f in report.findings if f.code == "NCCL_TIMEOUT")
+    assert {0, 3, 4} <= set(timeout.ranks)
+
+
 def _reading(line: bytes) -> object:
     return LogAnalyzer(CATALOG, backend="re").reading(line)
 

@@ -20,6 +20,9 @@ from pathlib import PurePath
 _TORCH_RANK = re.compile(r"\[rank(\d+)\]:")
 _MPI_RANK = re.compile(r"\[\d+,(\d+)\]<std(?:out|err)>:")
 _SRUN_LABEL = re.compile(r" {0,5}(\d{1,6}): ")
+# A bracketed number column before the record (a log viewer's line or record counter, as in
+# `[80746] [rank0]:[E321 ...]`): peeled, read as nothing (it may be a counter or a pid).
+_COUNTER_COLUMN = re.compile(r"\[\d{1,9}\] ")
 _HOST_LABEL = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]): ")
 _NCCL_PREFIX = re.compile(r"(?:^|[\s|>])([A-Za-z0-9_.-]+) ?:(\d+):(\d+) \[(\d+)\]")
 # `kubectl logs --prefix`: [pod/NAME/CONTAINER] before each line.
@@ -181,6 +184,10 @@ def attribute(
         m = _TORCH_RANK.match(stripped) or _MPI_RANK.match(stripped)
         if m:
             rank = int(m.group(1))
+            rest = stripped[m.end() :]
+            continue
+        m = _COUNTER_COLUMN.match(stripped)
+        if m:
             rest = stripped[m.end() :]
             continue
         m = _SRUN_LABEL.match(rest)

@@ -43,8 +43,11 @@ def strip_ansi(data: bytes) -> bytes:
 
 def _continues(line: bytes, following: bytes) -> bool:
     """`following` reads as the rest of `line`, not as a record of its own: records of one
-    log start alike (a timestamp, `host:pid:tid`, `[rank3]:`), a continuation does not."""
-    return bool(following) and following[:10] != line[:10]
+    log start alike (a timestamp, `host:pid:tid`, `[rank3]:`), a continuation does not. Two
+    records can start differently (a counter or pid column: `[80746] [rank0]:` then
+    `[80747] [rank4]:`) and happen to be the same length, so a line that starts a record
+    (a leading time, or a rank, host or process prefix) is never a continuation."""
+    return bool(following) and following[:10] != line[:10] and not _is_record(following)
 
 
 def wrap_width(lines: list[bytes]) -> int | None:
