@@ -231,6 +231,8 @@ def add_bundle_options(parser: argparse.ArgumentParser) -> None:
 
 def check_bundle_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options that cannot be honoured; exit 2."""
+    if getattr(args, "save_bundle", None) is None and not getattr(args, "obfuscate", False):
+        return  # nothing to check; saves loading the bundle writer at every start
     from hyperpod_nccl.bundle.escalation import check_save_options
 
     check_save_options(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from hyperpod_nccl.bundle.logs import LogSession
 from hyperpod_nccl.commands.common import (
@@ -19,7 +20,9 @@ from hyperpod_nccl.examples import example_path
 from hyperpod_nccl.examples import names as example_names
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Report
-from hyperpod_nccl.snapshot import Snapshot
+
+if TYPE_CHECKING:  # the bundle format loads only when a bundle is read or saved
+    from hyperpod_nccl.snapshot import Snapshot
 
 EXAMPLES = """examples:
   hyperpod-nccl logs --example oom-one-rank          # the per-rank logs shipped with the tool
