@@ -108,11 +108,12 @@ class LogAnalyzer:
         self._order = 0
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
-        # Lines of the current source that were context-only and added nothing new: the same
-        # bytes again (NCCL repeats its init lines for every communicator) add nothing
-        # either, so they are counted without a second look.
-        self._repeats: set[bytes] = set()
-        self._repeats_of: tuple[str, int | None, str | None] | None = None
+        # Lines of the current source already settled, by their bytes: True for context-only
+        # lines that added nothing new (the same bytes again, as NCCL repeats its init lines
+        # for every communicator, add nothing either: counted as matched without a look),
+        # False for lines no rule confirmed. The scanner passes over them (scan_stream).
+        self._known: dict[bytes, bool] = {}
+        self._known_of: tuple[str, int | None, str | None] | None = None
 
     def scan(self, name: str, stream: BinaryIO, lines_before: int = 0) -> ScanStats:
         """Scan one input (or, with `lines_before`, the rest of one after that many lines);
@@ -125,8 +126,13 @@ class LogAnalyzer:
         source = sources[-1]
         if lines_before == 0:
             stream = _pasted(stream)
+        if self._known_of != (name, default_rank, default_host):
+            self._known.clear()  # attribution differs per source: what is known, too
+            self._known_of = (name, default_rank, default_host)
         try:
-            hits = scan_stream(stream, self.prefilter, stats, line_base=lines_before)
+            hits = scan_stream(
+                stream, self.prefilter, stats, line_base=lines_before, known=self._known
+            )
             for hit in hits:
                 if self._process(name, hit, default_rank, default_host):
                     source.matched_lines += 1
@@ -134,6 +140,7 @@ class LogAnalyzer:
             source.bytes += stats.bytes
             source.lines += stats.lines
             source.long_lines += stats.long_lines
+            source.matched_lines += stats.known_lines
         return stats
 
     def line_verdicts(self, stream: BinaryIO) -> dict[int, tuple[str | None, tuple[str, ...]]]:
@@ -180,14 +187,14 @@ class LogAnalyzer:
     def _process(
         self, source: str, hit: LineHit, default_rank: int | None, default_host: str | None
     ) -> bool:
-        repeats = self._repeats
-        if self._repeats_of != (source, default_rank, default_host):
-            repeats.clear()
-            self._repeats_of = (source, default_rank, default_host)
-        elif hit.raw in repeats:
-            return True
+        known = self._known
+        settled = known.get(hit.raw)
+        if settled is not None:  # settled earlier in the chunk the scanner handed over
+            return settled
         verdict = self._verdict(hit)
         if verdict.skip or verdict.context is None:
+            if len(known) < MEMO_ENTRIES:
+                known[hit.raw] = False
             return False
         ctx = verdict.context
         rank = ctx.rank if ctx.rank is not None else default_rank
@@ -195,8 +202,8 @@ class LogAnalyzer:
         if verdict.primary is None and self._known_facts(verdict, rank, host, ctx, source, hit):
             # Init completion keeps its last line number: those lines must be looked at.
             completes = any(r.emits == "nccl_init_complete" for r, _ in verdict.contexts)
-            if not completes and len(repeats) < MEMO_ENTRIES:
-                repeats.add(hit.raw)
+            if not completes and len(known) < MEMO_ENTRIES:
+                known[hit.raw] = True
             return True
         self._order += 1
         occurrence = Occurrence(

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, Protocol
 
+from hyperpod_nccl.rules import prefilter as prefilter_module
 from hyperpod_nccl.rules.anchors import AnchorIndex
 from hyperpod_nccl.rules.catalog import Rule
+from hyperpod_nccl.rules.diskcache import cache_file, store
 from hyperpod_nccl.rules.literals import Literals, required_literals
 from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
@@ -113,12 +114,16 @@ class HyperscanPrefilter:
 
     def __init__(self, rules: Sequence[Rule], cache_dir: Path | None = None) -> None:
         assert _hyperscan is not None
-        expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
         self.unsupported: tuple[str, ...] = ()
         self._fallback: RegexPrefilter | None = None
-        cache = _cache_file([r.index for r in rules], expressions, cache_dir)
+        # Keyed by the catalog's own patterns: rewriting them (prefilter_pattern) costs more
+        # than loading the database, and is only needed to compile it.
+        cache = _cache_file(
+            [r.index for r in rules], [r.pattern.encode() for r in rules], cache_dir
+        )
         db = _load_cached(cache)
         if db is None:
+            expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
             try:
                 db = _compile([r.index for r in rules], expressions)
             except Exception:  # hyperscan.error: some pattern uses unsupported syntax
@@ -167,14 +172,24 @@ def _compile(ids: list[int], expressions: list[bytes]) -> Any:
     return db
 
 
-def _cache_file(ids: list[int], expressions: list[bytes], cache_dir: Path | None) -> Path | None:
-    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+@functools.lru_cache(maxsize=1)
+def _rewriter_digest() -> bytes:
+    """The code that rewrites patterns for Hyperscan is part of what a database is built
+    from: a change to it must not be served an old database."""
+    try:
+        return hashlib.sha256(Path(prefilter_module.__file__ or "").read_bytes()).digest()
+    except OSError:  # no source to read (a frozen build): the digest of nothing
+        return b""
+
+
+def _cache_file(ids: list[int], patterns: list[bytes], cache_dir: Path | None) -> Path | None:
     # The ids are the rules' catalog positions: a rule added before others (a benign one,
-    # which is not scanned) shifts them while the expressions stay the same.
-    digest = hashlib.sha256(b"\0".join(expressions))
+    # which is not scanned) shifts them while the patterns stay the same.
+    digest = hashlib.sha256(b"\0".join(patterns))
     digest.update(",".join(map(str, ids)).encode())
     digest.update(str(getattr(_hyperscan, "__version__", "")).encode())
-    return base / "hyperpod-nccl" / f"hyperscan-{digest.hexdigest()[:32]}.db"
+    digest.update(_rewriter_digest())
+    return cache_file(f"hyperscan-{digest.hexdigest()[:32]}.db", cache_dir)
 
 
 def _load_cached(path: Path | None) -> Any:
@@ -189,15 +204,8 @@ def _load_cached(path: Path | None) -> Any:
 
 
 def _store_cached(path: Path | None, db: Any) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(_hyperscan.dumpb(db))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home only costs the compile time next run
+    if path is not None:
+        store(path, _hyperscan.dumpb(db))  # a read-only home only costs the compile next run
 
 
 FALLBACK_NOTICE = (
@@ -239,6 +247,7 @@ class ScanStats:
         self.bytes = 0
         self.lines = 0
         self.long_lines = 0
+        self.known_lines = 0  # lines passed over as already settled (see scan_stream)
 
 
 def _decode(raw: bytes) -> str:
@@ -251,8 +260,14 @@ def scan_stream(
     stats: ScanStats | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     line_base: int = 0,
+    known: Mapping[bytes, bool] | None = None,
 ) -> Iterator[LineHit]:
-    """Yield the lines of `stream` that may match a rule, with their line numbers."""
+    """Yield the lines of `stream` that may match a rule, with their line numbers.
+
+    `known` maps line texts the caller has already settled to whether they count as matched:
+    such a line is passed over here, costing no line object and no line number (logs repeat
+    NCCL's init lines once per communicator, and a repeat adds no new information). The map
+    may grow while the stream is read; it is consulted a chunk at a time."""
     stats = stats if stats is not None else ScanStats()
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
@@ -281,10 +296,12 @@ def scan_stream(
         if buf.find(b"\x1b", 0, segment_end) >= 0:  # colour codes split the text rules match
             clean = bytearray(strip_ansi(bytes(buf[:segment_end])))
             found, newlines = _scan_segment(
-                clean, memoryview(clean), len(clean), line_base, prefilter
+                clean, memoryview(clean), len(clean), line_base, prefilter, known, stats
             )
         else:
-            found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter)
+            found, newlines = _scan_segment(
+                buf, view, segment_end, line_base, prefilter, known, stats
+            )
         yield from found
         line_base += newlines
         stats.lines += newlines
@@ -302,12 +319,15 @@ def _scan_segment(
     segment_end: int,
     line_base: int,
     prefilter: Prefilter,
+    known: Mapping[bytes, bool] | None,
+    stats: ScanStats,
 ) -> tuple[list[LineHit], int]:
     """The candidate lines of buf[:segment_end], and the number of newlines in it.
 
     Hits come sorted by end offset, so lines are met in order: each line is located once
-    (rfind/find from the previous line) and newlines are counted once, incrementally. A very
-    long line is cut to a window around its matches.
+    (rfind/find from the previous line), and newlines are counted incrementally, only up to
+    the lines kept (a known line needs no number). A very long line is cut to a window
+    around its matches.
     """
     hits = prefilter.matches(view[:segment_end])
     found: list[LineHit] = []
@@ -316,44 +336,57 @@ def _scan_segment(
     if hits:
         if not prefilter.ordered:
             hits.sort()
+        known = known or {}
+        known_lines = 0
         start = stop = -1
-        rules: set[int] = set()
+        rules: set[int] | None = None  # None: no line open, or the open one is passed over
+        raw: bytes | None = None
         first_end = last_end = 0
         for end, rule_index in hits:
             last_char = end - 1 if end > 0 else 0
-            if start >= 0 and last_char <= stop:  # another match on the current line
-                rules.add(rule_index)
-                last_end = end
+            if last_char <= stop:  # another match on the current line
+                if rules is not None:
+                    rules.add(rule_index)
+                    last_end = end
                 continue
-            if start >= 0:
-                _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
+            if rules is not None:
+                _flush(found, view, line_no, start, stop, raw, rules, first_end, last_end)
             low = stop + 1 if stop >= 0 else 0
             previous_newline = buf.rfind(b"\n", low, last_char)
             start = previous_newline + 1 if previous_newline >= 0 else low
-            line_no += buf.count(b"\n", position, start)
-            position = start
             stop = buf.find(b"\n", last_char, segment_end)
             stop = segment_end if stop < 0 else stop
+            raw = bytes(view[start:stop]) if stop - start <= MAX_LINE_CHARS else None
+            settled = known.get(raw) if raw is not None else None
+            if settled is not None:
+                rules = None
+                known_lines += settled
+                continue
+            line_no += buf.count(b"\n", position, start)
+            position = start
             rules = {rule_index}
             first_end = last_end = end
-        _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
+        if rules is not None:
+            _flush(found, view, line_no, start, stop, raw, rules, first_end, last_end)
+        stats.known_lines += known_lines
     newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
     return found, newlines
 
 
 def _flush(
     found: list[LineHit],
-    buf: bytearray,
     view: memoryview,
     line_no: int,
     start: int,
     stop: int,
+    raw: bytes | None,
     rules: set[int],
     first_end: int,
     last_end: int,
 ) -> None:
-    if stop - start > MAX_LINE_CHARS:
+    if raw is None:  # a very long line: the window around its matches
         start = max(start, first_end - MAX_LINE_CHARS // 2)
         stop = min(stop, last_end + MAX_LINE_CHARS // 2)
+        raw = bytes(view[start:stop])
     ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
-    found.append(LineHit(line_no, bytes(view[start:stop]), ordered))
+    found.append(LineHit(line_no, raw, ordered))
