@@ -10,7 +10,16 @@ from typing import Any, BinaryIO, cast
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
-from hyperpod_nccl.rules.engine import LineHit, Prefilter, ScanStats, make_prefilter, scan_stream
+from hyperpod_nccl.rules.engine import (
+    KNOWN_LAST,
+    KNOWN_MATCH,
+    KNOWN_NO_MATCH,
+    LineHit,
+    Prefilter,
+    ScanStats,
+    make_prefilter,
+    scan_stream,
+)
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.firsts import FirstErrors
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
@@ -108,11 +117,12 @@ class LogAnalyzer:
         self._order = 0
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
-        # Lines of the current source already settled, by their bytes: True for context-only
-        # lines that added nothing new (the same bytes again, as NCCL repeats its init lines
-        # for every communicator, add nothing either: counted as matched without a look),
-        # False for lines no rule confirmed. The scanner passes over them (scan_stream).
-        self._known: dict[bytes, bool] = {}
+        # Lines of the current source already settled, by their bytes (engine.KNOWN_*):
+        # context-only lines that added nothing new (the same bytes again, as NCCL repeats
+        # its init lines for every communicator, add nothing either: counted as matched
+        # without a look), those that only move a process's init completion to a later line,
+        # and lines no rule confirmed. The scanner passes over them (scan_stream).
+        self._known: dict[bytes, int] = {}
         self._known_of: tuple[str, int | None, str | None] | None = None
 
     def scan(self, name: str, stream: BinaryIO, lines_before: int = 0) -> ScanStats:
@@ -189,12 +199,12 @@ class LogAnalyzer:
     ) -> bool:
         known = self._known
         settled = known.get(hit.raw)
-        if settled is not None:  # settled earlier in the chunk the scanner handed over
-            return settled
+        if settled is not None and settled != KNOWN_LAST:  # settled earlier in this chunk
+            return settled == KNOWN_MATCH
         verdict = self._verdict(hit)
         if verdict.skip or verdict.context is None:
             if len(known) < MEMO_ENTRIES:
-                known[hit.raw] = False
+                known[hit.raw] = KNOWN_NO_MATCH
             return False
         ctx = verdict.context
         rank = ctx.rank if ctx.rank is not None else default_rank
@@ -202,8 +212,8 @@ class LogAnalyzer:
         if verdict.primary is None and self._known_facts(verdict, rank, host, ctx, source, hit):
             # Init completion keeps its last line number: those lines must be looked at.
             completes = any(r.emits == "nccl_init_complete" for r, _ in verdict.contexts)
-            if not completes and len(known) < MEMO_ENTRIES:
-                known[hit.raw] = True
+            if len(known) < MEMO_ENTRIES:
+                known[hit.raw] = KNOWN_LAST if completes else KNOWN_MATCH
             return True
         self._order += 1
         occurrence = Occurrence(

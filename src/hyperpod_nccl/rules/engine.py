@@ -240,6 +240,12 @@ def hyperscan_available() -> bool:
     return _hyperscan is not None
 
 
+# What a line the caller has seen before means when it comes again (scan_stream's `known`).
+KNOWN_NO_MATCH = 0  # no rule confirmed it: pass over
+KNOWN_MATCH = 1  # it adds nothing new: pass over, counted as a matched line
+KNOWN_LAST = 2  # it adds nothing but its line number: only its last occurrence is handed over
+
+
 class ScanStats:
     """Counts kept while scanning one stream."""
 
@@ -258,17 +264,19 @@ def scan_stream(
     stream: BinaryIO,
     prefilter: Prefilter,
     stats: ScanStats | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
+    chunk_bytes: int | None = None,
     line_base: int = 0,
-    known: Mapping[bytes, bool] | None = None,
+    known: Mapping[bytes, int] | None = None,
 ) -> Iterator[LineHit]:
     """Yield the lines of `stream` that may match a rule, with their line numbers.
 
-    `known` maps line texts the caller has already settled to whether they count as matched:
-    such a line is passed over here, costing no line object and no line number (logs repeat
-    NCCL's init lines once per communicator, and a repeat adds no new information). The map
-    may grow while the stream is read; it is consulted a chunk at a time."""
+    `known` maps line texts the caller has already settled to what a repeat of them means
+    (KNOWN_*): such a line is passed over here, costing no line object and no line number
+    (logs repeat NCCL's init lines once per communicator, and a repeat adds no new
+    information). The map may grow while the stream is read; it is consulted a chunk at a
+    time."""
     stats = stats if stats is not None else ScanStats()
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
     filled = 0  # line_base: lines before buf[0] (non-zero when resuming inside a file)
@@ -319,74 +327,90 @@ def _scan_segment(
     segment_end: int,
     line_base: int,
     prefilter: Prefilter,
-    known: Mapping[bytes, bool] | None,
+    known: Mapping[bytes, int] | None,
     stats: ScanStats,
 ) -> tuple[list[LineHit], int]:
     """The candidate lines of buf[:segment_end], and the number of newlines in it.
 
     Hits come sorted by end offset, so lines are met in order: each line is located once
-    (rfind/find from the previous line), and newlines are counted incrementally, only up to
-    the lines kept (a known line needs no number). A very long line is cut to a window
+    (rfind/find from the previous line). Lines `known` settles are passed over; of those
+    whose last line number matters, only the last occurrence in the segment is kept. Newlines
+    are counted incrementally, only up to the lines kept. A very long line is cut to a window
     around its matches.
     """
     hits = prefilter.matches(view[:segment_end])
+    if not hits:
+        return [], buf.count(b"\n", 0, segment_end)
+    if not prefilter.ordered:
+        hits.sort()
+    known = known or {}
+    kept: list[_Line] = []
+    last_of: dict[bytes, _Line] = {}  # lines whose last occurrence counts, by their bytes
+    passed = 0
+    start = stop = -1
+    rules: set[int] | None = None  # None: no line open, or the open one is passed over
+    raw: bytes | None = None
+    tracked = False
+    first_end = last_end = 0
+    for end, rule_index in hits:
+        last_char = end - 1 if end > 0 else 0
+        if last_char <= stop:  # another match on the current line
+            if rules is not None:
+                rules.add(rule_index)
+                last_end = end
+            continue
+        if rules is not None:
+            line = (start, stop, raw, rules, first_end, last_end)
+            if tracked:
+                last_of[raw] = line  # type: ignore[index]  # tracked lines have their bytes
+            else:
+                kept.append(line)
+        low = stop + 1 if stop >= 0 else 0
+        previous_newline = buf.rfind(b"\n", low, last_char)
+        start = previous_newline + 1 if previous_newline >= 0 else low
+        stop = buf.find(b"\n", last_char, segment_end)
+        stop = segment_end if stop < 0 else stop
+        raw = bytes(view[start:stop]) if stop - start <= MAX_LINE_CHARS else None
+        settled = known.get(raw) if raw is not None else None
+        tracked = settled == KNOWN_LAST
+        if settled is not None:
+            passed += settled != KNOWN_NO_MATCH
+            if not tracked:
+                rules = None
+                continue
+        rules = {rule_index}
+        first_end = last_end = end
+    if rules is not None:
+        line = (start, stop, raw, rules, first_end, last_end)
+        if tracked:
+            last_of[raw] = line  # type: ignore[index]
+        else:
+            kept.append(line)
+    if last_of:
+        passed -= len(last_of)  # handed over: the caller counts those
+        kept += last_of.values()
+        kept.sort(key=_line_start)
+    stats.known_lines += passed
     found: list[LineHit] = []
     line_no = line_base + 1
     position = 0
-    if hits:
-        if not prefilter.ordered:
-            hits.sort()
-        known = known or {}
-        known_lines = 0
-        start = stop = -1
-        rules: set[int] | None = None  # None: no line open, or the open one is passed over
-        raw: bytes | None = None
-        first_end = last_end = 0
-        for end, rule_index in hits:
-            last_char = end - 1 if end > 0 else 0
-            if last_char <= stop:  # another match on the current line
-                if rules is not None:
-                    rules.add(rule_index)
-                    last_end = end
-                continue
-            if rules is not None:
-                _flush(found, view, line_no, start, stop, raw, rules, first_end, last_end)
-            low = stop + 1 if stop >= 0 else 0
-            previous_newline = buf.rfind(b"\n", low, last_char)
-            start = previous_newline + 1 if previous_newline >= 0 else low
-            stop = buf.find(b"\n", last_char, segment_end)
-            stop = segment_end if stop < 0 else stop
-            raw = bytes(view[start:stop]) if stop - start <= MAX_LINE_CHARS else None
-            settled = known.get(raw) if raw is not None else None
-            if settled is not None:
-                rules = None
-                known_lines += settled
-                continue
-            line_no += buf.count(b"\n", position, start)
-            position = start
-            rules = {rule_index}
-            first_end = last_end = end
-        if rules is not None:
-            _flush(found, view, line_no, start, stop, raw, rules, first_end, last_end)
-        stats.known_lines += known_lines
+    for start, stop, raw, rules, first_end, last_end in kept:
+        line_no += buf.count(b"\n", position, start)
+        position = start
+        if raw is None:  # a very long line: the window around its matches
+            start = max(start, first_end - MAX_LINE_CHARS // 2)
+            stop = min(stop, last_end + MAX_LINE_CHARS // 2)
+            raw = bytes(view[start:stop])
+        ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
+        found.append(LineHit(line_no, raw, ordered))
     newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
     return found, newlines
 
 
-def _flush(
-    found: list[LineHit],
-    view: memoryview,
-    line_no: int,
-    start: int,
-    stop: int,
-    raw: bytes | None,
-    rules: set[int],
-    first_end: int,
-    last_end: int,
-) -> None:
-    if raw is None:  # a very long line: the window around its matches
-        start = max(start, first_end - MAX_LINE_CHARS // 2)
-        stop = min(stop, last_end + MAX_LINE_CHARS // 2)
-        raw = bytes(view[start:stop])
-    ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
-    found.append(LineHit(line_no, raw, ordered))
+# One candidate line: start, stop, its bytes (None when too long to keep whole), its rules,
+# and the end offsets of its first and last match.
+_Line = tuple[int, int, bytes | None, set[int], int, int]
+
+
+def _line_start(line: _Line) -> int:
+    return line[0]
