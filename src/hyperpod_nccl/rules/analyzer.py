@@ -10,18 +10,10 @@ from typing import Any, BinaryIO, cast
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
-from hyperpod_nccl.rules.engine import (
-    KNOWN_LAST,
-    KNOWN_MATCH,
-    KNOWN_NO_MATCH,
-    LineHit,
-    Prefilter,
-    ScanStats,
-    make_prefilter,
-    scan_stream,
-)
+from hyperpod_nccl.rules.engine import Prefilter, ScanStats, make_prefilter, scan_stream
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.firsts import FirstErrors
+from hyperpod_nccl.rules.lines import KNOWN_LAST, KNOWN_MATCH, KNOWN_NO_MATCH, LineHit
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
 from hyperpod_nccl.rules.paste import UNWRAP_MAX_BYTES, normalize
 
@@ -253,7 +245,10 @@ class LogAnalyzer:
         for (rule, _), key in zip(verdict.contexts, verdict.fact_keys, strict=True):
             process = ctx.process_of(host)
             if rule.emits == "nccl_init_complete" and process is not None:
-                facts.init_complete[(source, process[0], process[1], process[2])] = hit.line_no
+                # max: the scanner hands a repeated completion over after the lines that
+                # followed it (engine.scan_stream), possibly after a later completion.
+                key = (source, process[0], process[1], process[2])
+                facts.init_complete[key] = max(hit.line_no, facts.init_complete.get(key, 0))
                 continue
             full = (key, identity)
             if full not in seen:

@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from hyperpod_nccl.codes import CodeInfo, CodeRegistry, load_registry
+from hyperpod_nccl.diskcache import cache_file, load_yaml, store
 from hyperpod_nccl.model import Status
-from hyperpod_nccl.rules.diskcache import cache_file, store
 
 ROLES = ("cause", "symptom", "context", "benign")
 # Classifiers pick a code from a rule's captures; their names are part of the catalog schema.
@@ -132,12 +130,14 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry, compile_ch
 
 
 def parse_catalog(
-    text: str, registry: CodeRegistry | None = None, compile_check: bool = True
+    text: str,
+    registry: CodeRegistry | None = None,
+    compile_check: bool = True,
+    cached: bool = False,
 ) -> Catalog:
-    """`compile_check=False` skips compiling every pattern, for a text known to pass it."""
-    # libyaml's loader when present: the catalog loads on every run.
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(text, Loader=loader)
+    """`compile_check=False` skips compiling every pattern, for a text known to pass it;
+    `cached` takes the parsed YAML from the user cache when there (diskcache.load_yaml)."""
+    data = load_yaml(text, cached)
     _require(isinstance(data, dict), "catalog must be a mapping with rules")
     _require("codes" not in data, "codes live in the code registry (codes/codes.yaml)")
     codes = registry or load_registry()
@@ -159,7 +159,7 @@ def load_catalog() -> Catalog:
     digest = hashlib.sha256(f"{sys.version}\0{text}".encode()).hexdigest()[:32]
     stamp = cache_file(f"catalog-{digest}.checked")
     checked = stamp.is_file()
-    catalog = parse_catalog(text, compile_check=not checked)
+    catalog = parse_catalog(text, compile_check=not checked, cached=True)
     if not checked:
         store(stamp, b"")
     return catalog

@@ -13,20 +13,20 @@ import hashlib
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, Protocol
+from typing import Any, BinaryIO, Protocol
 
+from hyperpod_nccl.diskcache import cache_file, store
 from hyperpod_nccl.rules import prefilter as prefilter_module
 from hyperpod_nccl.rules.anchors import AnchorIndex
 from hyperpod_nccl.rules.catalog import Rule
-from hyperpod_nccl.rules.diskcache import cache_file, store
+from hyperpod_nccl.rules.lines import LineHit, OnMatch, collect, number
 from hyperpod_nccl.rules.literals import Literals, required_literals
 from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
 
 CHUNK_BYTES = 8 * 1024 * 1024
-# Evidence and capture extraction look at this much of a line; the rest is noise.
-MAX_LINE_CHARS = 8192
 
 _hyperscan: Any
 try:  # Hyperscan is optional: it makes the scan as fast as grep, the fallback is pure Python.
@@ -35,22 +35,12 @@ except ImportError:  # pragma: no cover - exercised where hyperscan is not insta
     _hyperscan = None
 
 
-class LineHit(NamedTuple):
-    line_no: int  # 1-based; a line longer than a chunk keeps the number it started on
-    raw: bytes
-    rule_indexes: tuple[int, ...]  # candidate rules, in catalog order
-
-    @property
-    def text(self) -> str:
-        return _decode(self.raw)
-
-
 class Prefilter(Protocol):
     name: str
-    ordered: bool  # matches() already returns hits sorted by end offset
 
-    def matches(self, data: memoryview) -> list[tuple[int, int]]:
-        """(end offset, rule index) for every place a rule may match."""
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        """Call on_match(rule index, 0, end offset, 0, None) for every place a rule may
+        match, in order of end offset."""
 
 
 class RegexPrefilter:
@@ -61,13 +51,17 @@ class RegexPrefilter:
     match can span lines, and each holds one of its rule's literals."""
 
     name = "re"
-    ordered = False
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         plan = _regex_plan(tuple((r.index, prefilter_pattern(r.pattern).encode()) for r in rules))
         self._compiled, self._whole, self._anchors = plan
 
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        for end, index in sorted(self.matches(data)):
+            on_match(index, 0, end, 0, None)
+
     def matches(self, data: memoryview) -> list[tuple[int, int]]:
+        """(end offset, rule index) for every place a rule may match, in no order."""
         hits: list[tuple[int, int]] = []
         for index, regex in self._whole:
             hits.extend((m.end(), index) for m in regex.finditer(data))
@@ -110,7 +104,6 @@ class HyperscanPrefilter:
     """
 
     name = "hyperscan"
-    ordered = True  # Hyperscan reports matches in order of their end offset
 
     def __init__(self, rules: Sequence[Rule], cache_dir: Path | None = None) -> None:
         assert _hyperscan is not None
@@ -148,17 +141,19 @@ class HyperscanPrefilter:
             [r.index for r in supported], [prefilter_pattern(r.pattern).encode() for r in supported]
         )
 
-    def matches(self, data: memoryview) -> list[tuple[int, int]]:
-        hits: list[tuple[int, int]] = []
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        if self._fallback is None:  # Hyperscan reports matches in order of end offset
+            self._db.scan(data, match_event_handler=on_match)
+            return
+        hits: list[tuple[int, int]] = self._fallback.matches(data)
         append = hits.append
 
-        def on_match(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+        def add(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
             append((end, rule_index))
 
-        self._db.scan(data, match_event_handler=on_match)
-        if self._fallback is not None:
-            hits.extend(self._fallback.matches(data))
-        return hits
+        self._db.scan(data, match_event_handler=add)
+        for end, index in sorted(hits):
+            on_match(index, 0, end, 0, None)
 
 
 def _compile(ids: list[int], expressions: list[bytes]) -> Any:
@@ -240,12 +235,6 @@ def hyperscan_available() -> bool:
     return _hyperscan is not None
 
 
-# What a line the caller has seen before means when it comes again (scan_stream's `known`).
-KNOWN_NO_MATCH = 0  # no rule confirmed it: pass over
-KNOWN_MATCH = 1  # it adds nothing new: pass over, counted as a matched line
-KNOWN_LAST = 2  # it adds nothing but its line number: only its last occurrence is handed over
-
-
 class ScanStats:
     """Counts kept while scanning one stream."""
 
@@ -254,10 +243,6 @@ class ScanStats:
         self.lines = 0
         self.long_lines = 0
         self.known_lines = 0  # lines passed over as already settled (see scan_stream)
-
-
-def _decode(raw: bytes) -> str:
-    return raw[: MAX_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
 
 
 def scan_stream(
@@ -271,11 +256,30 @@ def scan_stream(
     """Yield the lines of `stream` that may match a rule, with their line numbers.
 
     `known` maps line texts the caller has already settled to what a repeat of them means
-    (KNOWN_*): such a line is passed over here, costing no line object and no line number
-    (logs repeat NCCL's init lines once per communicator, and a repeat adds no new
-    information). The map may grow while the stream is read; it is consulted a chunk at a
-    time."""
+    (rules/lines.py, KNOWN_*): such a line is passed over here, costing no line object and
+    no line number (logs repeat NCCL's init lines once per communicator, and a repeat adds
+    no new information). The map may grow while the stream is read; it is consulted a chunk
+    at a time. A line whose repeats only move its line number on (KNOWN_LAST) is yielded
+    once, at its last occurrence, after the stream's other lines."""
     stats = stats if stats is not None else ScanStats()
+    pending: dict[bytes, LineHit] = {}  # KNOWN_LAST lines: their last occurrence so far
+    try:
+        yield from _scan_chunks(stream, prefilter, stats, chunk_bytes, line_base, known, pending)
+    except Exception:  # the stream failed (a truncated .gz): what was read still counts
+        yield from sorted(pending.values(), key=itemgetter(0))
+        raise
+    yield from sorted(pending.values(), key=itemgetter(0))
+
+
+def _scan_chunks(
+    stream: BinaryIO,
+    prefilter: Prefilter,
+    stats: ScanStats,
+    chunk_bytes: int | None,
+    line_base: int,
+    known: Mapping[bytes, int] | None,
+    pending: dict[bytes, LineHit],
+) -> Iterator[LineHit]:
     chunk_bytes = chunk_bytes or CHUNK_BYTES
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
@@ -304,11 +308,11 @@ def scan_stream(
         if buf.find(b"\x1b", 0, segment_end) >= 0:  # colour codes split the text rules match
             clean = bytearray(strip_ansi(bytes(buf[:segment_end])))
             found, newlines = _scan_segment(
-                clean, memoryview(clean), len(clean), line_base, prefilter, known, stats
+                clean, memoryview(clean), len(clean), line_base, prefilter, known, stats, pending
             )
         else:
             found, newlines = _scan_segment(
-                buf, view, segment_end, line_base, prefilter, known, stats
+                buf, view, segment_end, line_base, prefilter, known, stats, pending
             )
         yield from found
         line_base += newlines
@@ -329,88 +333,22 @@ def _scan_segment(
     prefilter: Prefilter,
     known: Mapping[bytes, int] | None,
     stats: ScanStats,
+    pending: dict[bytes, LineHit],
 ) -> tuple[list[LineHit], int]:
-    """The candidate lines of buf[:segment_end], and the number of newlines in it.
-
-    Hits come sorted by end offset, so lines are met in order: each line is located once
-    (rfind/find from the previous line). Lines `known` settles are passed over; of those
-    whose last line number matters, only the last occurrence in the segment is kept. Newlines
-    are counted incrementally, only up to the lines kept. A very long line is cut to a window
-    around its matches.
-    """
-    hits = prefilter.matches(view[:segment_end])
-    if not hits:
-        return [], buf.count(b"\n", 0, segment_end)
-    if not prefilter.ordered:
-        hits.sort()
-    known = known or {}
-    kept: list[_Line] = []
-    last_of: dict[bytes, _Line] = {}  # lines whose last occurrence counts, by their bytes
-    passed = 0
-    start = stop = -1
-    rules: set[int] | None = None  # None: no line open, or the open one is passed over
-    raw: bytes | None = None
-    tracked = False
-    first_end = last_end = 0
-    for end, rule_index in hits:
-        last_char = end - 1 if end > 0 else 0
-        if last_char <= stop:  # another match on the current line
-            if rules is not None:
-                rules.add(rule_index)
-                last_end = end
-            continue
-        if rules is not None:
-            line = (start, stop, raw, rules, first_end, last_end)
-            if tracked:
-                last_of[raw] = line  # type: ignore[index]  # tracked lines have their bytes
+    """The candidate lines of buf[:segment_end] (rules/lines.py), and its newline count;
+    KNOWN_LAST lines go to `pending` instead."""
+    on_match, finish = collect(buf, view, segment_end, known or {})
+    prefilter.scan(view[:segment_end], on_match)
+    lines, last, passed = finish()
+    found, position, newlines = number(buf, view, lines, line_base)
+    if last:
+        kept: list[LineHit] = []
+        for hit in found:
+            if hit.raw in last:
+                passed += hit.raw in pending  # the earlier occurrence is passed over now
+                pending[hit.raw] = hit
             else:
-                kept.append(line)
-        low = stop + 1 if stop >= 0 else 0
-        previous_newline = buf.rfind(b"\n", low, last_char)
-        start = previous_newline + 1 if previous_newline >= 0 else low
-        stop = buf.find(b"\n", last_char, segment_end)
-        stop = segment_end if stop < 0 else stop
-        raw = bytes(view[start:stop]) if stop - start <= MAX_LINE_CHARS else None
-        settled = known.get(raw) if raw is not None else None
-        tracked = settled == KNOWN_LAST
-        if settled is not None:
-            passed += settled != KNOWN_NO_MATCH
-            if not tracked:
-                rules = None
-                continue
-        rules = {rule_index}
-        first_end = last_end = end
-    if rules is not None:
-        line = (start, stop, raw, rules, first_end, last_end)
-        if tracked:
-            last_of[raw] = line  # type: ignore[index]
-        else:
-            kept.append(line)
-    if last_of:
-        passed -= len(last_of)  # handed over: the caller counts those
-        kept += last_of.values()
-        kept.sort(key=_line_start)
+                kept.append(hit)
+        found = kept
     stats.known_lines += passed
-    found: list[LineHit] = []
-    line_no = line_base + 1
-    position = 0
-    for start, stop, raw, rules, first_end, last_end in kept:
-        line_no += buf.count(b"\n", position, start)
-        position = start
-        if raw is None:  # a very long line: the window around its matches
-            start = max(start, first_end - MAX_LINE_CHARS // 2)
-            stop = min(stop, last_end + MAX_LINE_CHARS // 2)
-            raw = bytes(view[start:stop])
-        ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
-        found.append(LineHit(line_no, raw, ordered))
-    newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
-    return found, newlines
-
-
-# One candidate line: start, stop, its bytes (None when too long to keep whole), its rules,
-# and the end offsets of its first and last match.
-_Line = tuple[int, int, bytes | None, set[int], int, int]
-
-
-def _line_start(line: _Line) -> int:
-    return line[0]
+    return found, newlines + buf.count(b"\n", position, segment_end)
