@@ -18,10 +18,11 @@ from typing import NamedTuple
 # Evidence and capture extraction look at this much of a line; the rest is noise.
 MAX_LINE_CHARS = 8192
 
-# What a line the caller has seen before means when it comes again (`known`).
+# What a line the caller has seen before means when it comes again (`known`). Bit 0: it
+# counts as a matched line; bit 1: its last occurrence is kept.
 KNOWN_NO_MATCH = 0  # no rule confirmed it: pass over
 KNOWN_MATCH = 1  # it adds nothing new: pass over, counted as a matched line
-KNOWN_LAST = 2  # it adds nothing but its line number: only its last occurrence is kept
+KNOWN_LAST = 3  # it adds nothing but its line number: only its last occurrence is kept
 
 # One candidate line: start, stop, its bytes (None when too long to keep whole), its rules,
 # and the end offsets of its first and last match.
@@ -56,8 +57,9 @@ def collect(
     get = known.get
     rfind = buf.rfind
     find = buf.find
-    # The open line: its bounds, bytes and rules (None: no line open, or passed over).
-    start = stop = -1
+    # The open line: its bounds, bytes and rules (None: no line open, or passed over);
+    # `limit`, one past its newline (a match ending there or before is on it).
+    limit = start = stop = -1
     raw: bytes | None = None
     rules: set[int] | None = None
     tracked = False
@@ -65,9 +67,10 @@ def collect(
     passed = 0
 
     def on_match(rule_index: int, _from: int, end: int, _flags: int, _ctx: object) -> None:
-        nonlocal start, stop, raw, rules, tracked, first_end, last_end, passed
-        last_char = end - 1 if end > 0 else 0
-        if last_char <= stop:  # another match on the open line
+        # Called for every match: kept lean, as most calls are another match on the open
+        # line or a line passed over.
+        nonlocal limit, start, stop, raw, rules, tracked, first_end, last_end, passed
+        if end <= limit:  # another match on the open line
             if rules is not None:
                 rules.add(rule_index)
                 last_end = end
@@ -77,19 +80,21 @@ def collect(
                 last_of[raw] = (start, stop, raw, rules, first_end, last_end)  # type: ignore[index]
             else:
                 kept.append((start, stop, raw, rules, first_end, last_end))
-        low = stop + 1 if stop >= 0 else 0
+        last_char = end - 1 if end else 0
+        low = limit if limit > 0 else 0
         start = rfind(b"\n", low, last_char) + 1 or low
         stop = find(b"\n", last_char, segment_end)
         if stop < 0:
             stop = segment_end
+        limit = stop + 1
         raw = bytes(view[start:stop]) if stop - start <= MAX_LINE_CHARS else None
         settled = get(raw) if raw is not None else None
         if settled is not None:
-            passed += settled != KNOWN_NO_MATCH
-            tracked = settled == KNOWN_LAST
-            if not tracked:
+            passed += settled & KNOWN_MATCH
+            if settled != KNOWN_LAST:
                 rules = None
                 return
+            tracked = True
         else:
             tracked = False
         rules = {rule_index}
