@@ -17,7 +17,7 @@ import hyperpod_nccl.rules.engine as engine
 from hyperpod_nccl.api import analyze_logs
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
-from hyperpod_nccl.rules.engine import KNOWN_LAST
+from hyperpod_nccl.rules.lines import KNOWN_LAST
 
 
 def _report(path: Path) -> dict:  # type: ignore[type-arg]
