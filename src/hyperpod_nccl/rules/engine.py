@@ -1,7 +1,8 @@
 """One pass over a byte stream for all rules at once, in bounded memory.
 
 A multi-pattern prefilter (Hyperscan when installed, else Python's `re`) finds the few lines
-that may match any rule; only those lines are decoded and handed on. The stream is read in
+that may match any rule; rules/lines.py turns its matches into lines, passing over those the
+caller has already settled, and only the others are handed on. The stream is read in
 fixed-size chunks cut at line ends, so memory does not grow with the input; a line longer
 than a chunk is scanned in chunk-sized pieces.
 """
