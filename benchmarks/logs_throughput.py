@@ -19,21 +19,21 @@ catalog): the best run is a warm one, the first run is shown beside it.
 
 Where the time goes (Hyperscan, 2 cores): a repeated NCCL init line (the same bytes again,
 as NCCL prints its init once per communicator and rank) costs one match callback, two finds
-and a dict look-up in the scanner and no other Python; a line seen for the first time costs
-the rules' regexes and attribution, once per worker. What stays is start-up (about 0.1 s of
-imports), Hyperscan's own scan (about 1.3 GB/s per core with every rule), counting newlines
-for line numbers (about 2.8 GB/s per core) and the match callbacks (about 0.5 us each, some
-300,000 on the 400 MB 50% mix): on this machine that bounds `logs` at about 0.55x grep's
-time on 400 MB even with no Python per match at all.
+and a dict look-up in the scanner and no other Python (rules/lines.py); a line seen for the
+first time costs the rules' regexes and attribution, once per worker. What stays, per core:
+Hyperscan's scan with every rule (about 1.3 GB/s, its callbacks' calls included), counting
+newlines for line numbers (about 2.8 GB/s), the callbacks' own work (about 0.5 us each; the
+400 MB 50% mix has some 360,000 matches), and once per run about 0.1 s of start-up. On this
+machine that bounds `logs` near 0.6x grep's time on 400 MB even if a match cost no Python.
 
-Measured here (median of 3 invocations, each best of 3 runs; the machine is shared, so
-ratios move by tens of percent between invocations):
+Measured here (median of 3 invocations, each best of 3 runs; the machine was shared and
+loaded, so ratios moved by tens of percent between invocations):
 
-  size    mix   hyperscan   re      peak RSS
-  100 MB  10%   RESULT      RESULT
-  100 MB  50%   RESULT      RESULT
-  400 MB  10%   RESULT      RESULT
-  400 MB  50%   RESULT      RESULT
+  size (mix)         hyperscan      re       peak RSS (hyperscan / re)
+  127 MB (10% NCCL)  2.5x grep      11.4x    35 / 43 MB
+  118 MB (50% NCCL)  3.2x           13.1x    36 / 47 MB
+  446 MB (10% NCCL)  1.2x           11.9x    36 / 43 MB
+  448 MB (50% NCCL)  1.3x           12.1x    36 / 47 MB
 Usage: python benchmarks/logs_throughput.py [--size-mb 400] [--runs 3] [--nccl-share 0.1 ...]
        [--engine hyperscan --engine re]
 """
