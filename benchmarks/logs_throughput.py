@@ -21,10 +21,11 @@ Where the time goes (Hyperscan, 2 cores): a repeated NCCL init line (the same by
 as NCCL prints its init once per communicator and rank) costs one match callback, two finds
 and a dict look-up in the scanner and no other Python (rules/lines.py); a line seen for the
 first time costs the rules' regexes and attribution, once per worker. What stays, per core:
-Hyperscan's scan with every rule (about 1.3 GB/s, its callbacks' calls included), counting
-newlines for line numbers (about 2.8 GB/s), the callbacks' own work (about 0.5 us each; the
-400 MB 50% mix has some 360,000 matches), and once per run about 0.1 s of start-up. On this
-machine that bounds `logs` near 0.6x grep's time on 400 MB even if a match cost no Python.
+Hyperscan's scan with every rule (1.1 to 1.3 GB/s, its callbacks' calls included), counting
+newlines for line numbers (about 2.7 GB/s), the callbacks' own work (about 0.5 us each; the
+400 MB 50% mix has some 363,000 matches), and once per run about 0.1 s of start-up. On this
+machine that bounds `logs` at about 0.6x to 0.7x grep's time on 400 MB even if a match cost
+no Python.
 
 Measured here (median of 3 invocations, each best of 3 runs; the machine was shared and
 loaded, so ratios moved by tens of percent between invocations):
