@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from hyperpod_nccl import root_cause
 from hyperpod_nccl.inputs import LogInput, expand
 from hyperpod_nccl.model import Finding, Priority, Report, Status
-from hyperpod_nccl.perf.flight_recorder import looks_like_pickle
-from hyperpod_nccl.perf.progress import progress_findings
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.diagnosis import add_external_findings
 from hyperpod_nccl.rules.diagnosis import diagnose as diagnose_logs
@@ -32,6 +30,8 @@ def is_flight_recorder_dump(item: LogInput) -> bool:
             head = handle.read(4096)
     except (OSError, UnreadableInput):
         return False
+    from hyperpod_nccl.perf.flight_recorder import looks_like_pickle  # rarely needed: lazy
+
     if looks_like_pickle(head):
         return True
     stripped = head.lstrip()
@@ -63,7 +63,11 @@ def analyze_logs(
     progress_paths = [d.name for d in dumps] + sorted(
         s for s in scanned.analysis.facts.progress_sources if os.path.isfile(s)
     )
-    progress = progress_findings(progress_paths) if progress_paths else []
+    progress = []
+    if progress_paths:  # imported here: most logs hold no progress evidence
+        from hyperpod_nccl.perf.progress import progress_findings
+
+        progress = progress_findings(progress_paths)
     add_external_findings(scanned.analysis, progress, catalog)
     findings = diagnose_logs(scanned.analysis, catalog)
     findings += [f for f in progress if f.code not in catalog.codes]

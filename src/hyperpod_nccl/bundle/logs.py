@@ -20,18 +20,20 @@ import tempfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hyperpod_nccl.bundle.escalation import EscalationOptions, Notify, save_requested_bundle
 from hyperpod_nccl.exit_codes import InputError
 from hyperpod_nccl.inputs import UnreadableInput, expand, open_stream
 from hyperpod_nccl.log_analysis import analyze_logs
 from hyperpod_nccl.model import NotChecked, Report
 from hyperpod_nccl.rules.meter import ByteMeter
 from hyperpod_nccl.safeio import LimitReached
-from hyperpod_nccl.snapshot import BundleError, Snapshot
 from hyperpod_nccl.suggest.shell import expansion
 from hyperpod_nccl.treewalk import map_strings
+
+if TYPE_CHECKING:  # imported where used: `logs` without a bundle need not load them
+    from hyperpod_nccl.bundle.escalation import EscalationOptions, Notify
+    from hyperpod_nccl.snapshot import Snapshot
 
 LOGS_PREFIX = "logs/"
 STDIN_LABEL = "<stdin>"
@@ -187,6 +189,8 @@ class LogSession:
 
     def __enter__(self) -> LogSession:
         if self._bundle is not None:
+            from hyperpod_nccl.snapshot import BundleError, Snapshot
+
             try:
                 self._snapshot = Snapshot.load(self._bundle)
             except BundleError as exc:
@@ -234,6 +238,9 @@ class LogSession:
         without `options`)."""
         if options is None:
             return
+        from hyperpod_nccl.bundle.escalation import save_requested_bundle
+        from hyperpod_nccl.snapshot import Snapshot
+
         if self._snapshot is not None:  # a bundle saved again, e.g. now obfuscated
             save_requested_bundle(report, self._snapshot, options, notify)
             return

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from hyperpod_nccl.diskcache import load_yaml
 from hyperpod_nccl.model import Priority
 
 AREAS = (
@@ -208,9 +207,9 @@ def _check_graph(codes: Mapping[str, CodeInfo]) -> None:
             visit(code, [])
 
 
-def parse_registry(text: str) -> CodeRegistry:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(text, Loader=loader)
+def parse_registry(text: str, cached: bool = False) -> CodeRegistry:
+    """`cached`: the parsed YAML from the user cache when there (diskcache.load_yaml)."""
+    data = load_yaml(text, cached)
     if not isinstance(data, dict):
         _fail("codes.yaml must be a mapping of code -> entry")
     codes = {str(code): _parse(str(code), raw) for code, raw in data.items()}
@@ -221,4 +220,4 @@ def parse_registry(text: str) -> CodeRegistry:
 @functools.lru_cache(maxsize=1)
 def load_registry() -> CodeRegistry:
     text = resources.files("hyperpod_nccl.codes").joinpath("codes.yaml").read_text("utf-8")
-    return parse_registry(text)
+    return parse_registry(text, cached=True)

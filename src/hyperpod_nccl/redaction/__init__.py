@@ -21,8 +21,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from hyperpod_nccl.redaction import shapes
 from hyperpod_nccl.redaction.keywords import KeywordFinder
 from hyperpod_nccl.redaction.secret_rules import (
@@ -416,6 +414,8 @@ def redact_document(redactor: Redactor, text: str) -> str:
     """Redact a whole small document. A kubeconfig is parsed so that its credentials go by
     structure (exec env values whatever their names); anything else goes by the text rules."""
     if _KUBECONFIG.search(text) and "users:" in text:
+        import yaml  # here: most runs redact no kubeconfig, and the import costs start-up
+
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError:

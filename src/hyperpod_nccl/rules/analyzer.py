@@ -11,16 +11,10 @@ from typing import Any, BinaryIO, cast
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
-from hyperpod_nccl.rules.engine import (
-    LineHit,
-    Prefilter,
-    ScanStats,
-    decode_line,
-    make_prefilter,
-    scan_stream,
-)
+from hyperpod_nccl.rules.engine import Prefilter, ScanStats, make_prefilter, scan_stream
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.firsts import FirstErrors
+from hyperpod_nccl.rules.lines import KNOWN_LAST, KNOWN_MATCH, KNOWN_NO_MATCH, LineHit, decode
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence
 from hyperpod_nccl.rules.paste import UNWRAP_MAX_BYTES, normalize
 
@@ -116,11 +110,13 @@ class LogAnalyzer:
         self._order = 0
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
-        # Lines of the current source that were context-only and added nothing new: the same
-        # bytes again (NCCL repeats its init lines for every communicator) add nothing
-        # either, so they are counted without a second look.
-        self._repeats: set[bytes] = set()
-        self._repeats_of: tuple[str, int | None, str | None] | None = None
+        # Lines of the current source already settled, by their bytes (engine.KNOWN_*):
+        # context-only lines that added nothing new (the same bytes again, as NCCL repeats
+        # its init lines for every communicator, add nothing either: counted as matched
+        # without a look), those that only move a process's init completion to a later line,
+        # and lines no rule confirmed. The scanner passes over them (scan_stream).
+        self._known: dict[bytes, int] = {}
+        self._known_of: tuple[str, int | None, str | None] | None = None
 
     def scan(self, name: str, stream: BinaryIO, lines_before: int = 0) -> ScanStats:
         """Scan one input (or, with `lines_before`, the rest of one after that many lines);
@@ -133,8 +129,13 @@ class LogAnalyzer:
         source = sources[-1]
         if lines_before == 0:
             stream = _pasted(stream, self.reading)
+        if self._known_of != (name, default_rank, default_host):
+            self._known.clear()  # attribution differs per source: what is known, too
+            self._known_of = (name, default_rank, default_host)
         try:
-            hits = scan_stream(stream, self.prefilter, stats, line_base=lines_before)
+            hits = scan_stream(
+                stream, self.prefilter, stats, line_base=lines_before, known=self._known
+            )
             for hit in hits:
                 if self._process(name, hit, default_rank, default_host):
                     source.matched_lines += 1
@@ -142,6 +143,7 @@ class LogAnalyzer:
             source.bytes += stats.bytes
             source.lines += stats.lines
             source.long_lines += stats.long_lines
+            source.matched_lines += stats.known_lines
         return stats
 
     def line_verdicts(self, stream: BinaryIO) -> dict[int, tuple[str | None, tuple[str, ...]]]:
@@ -161,10 +163,12 @@ class LogAnalyzer:
         """What the rules make of one line on its own: ('benign', None), the finding rule that
         counts with the code it gives, or None. For joining word-wrapped pastes
         (rules/paste.py)."""
-        text = decode_line(line)
+        text = decode(line)
         if self._benign_re is not None and self._benign_re.search(text):
             return ("benign", None)
-        indexes = sorted({index for _, index in self.prefilter.matches(memoryview(line))})
+        found: set[int] = set()
+        self.prefilter.scan(memoryview(line), lambda index, _s, _e, _f, _c: found.add(index))
+        indexes = sorted(found)
         primary = self._verdict(LineHit(0, line, tuple(indexes))).primary
         if primary is None:
             return None
@@ -205,14 +209,14 @@ class LogAnalyzer:
     def _process(
         self, source: str, hit: LineHit, default_rank: int | None, default_host: str | None
     ) -> bool:
-        repeats = self._repeats
-        if self._repeats_of != (source, default_rank, default_host):
-            repeats.clear()
-            self._repeats_of = (source, default_rank, default_host)
-        elif hit.raw in repeats:
-            return True
+        known = self._known
+        settled = known.get(hit.raw)
+        if settled is not None and settled != KNOWN_LAST:  # settled earlier in this chunk
+            return settled == KNOWN_MATCH
         verdict = self._verdict(hit)
         if verdict.skip or verdict.context is None:
+            if len(known) < MEMO_ENTRIES:
+                known[hit.raw] = KNOWN_NO_MATCH
             return False
         ctx = verdict.context
         rank = ctx.rank if ctx.rank is not None else default_rank
@@ -220,8 +224,8 @@ class LogAnalyzer:
         if verdict.primary is None and self._known_facts(verdict, rank, host, ctx, source, hit):
             # Init completion keeps its last line number: those lines must be looked at.
             completes = any(r.emits == "nccl_init_complete" for r, _ in verdict.contexts)
-            if not completes and len(repeats) < MEMO_ENTRIES:
-                repeats.add(hit.raw)
+            if len(known) < MEMO_ENTRIES:
+                known[hit.raw] = KNOWN_LAST if completes else KNOWN_MATCH
             return True
         self._order += 1
         occurrence = Occurrence(
@@ -261,7 +265,10 @@ class LogAnalyzer:
         for (rule, _), key in zip(verdict.contexts, verdict.fact_keys, strict=True):
             process = ctx.process_of(host)
             if rule.emits == "nccl_init_complete" and process is not None:
-                facts.init_complete[(source, process[0], process[1], process[2])] = hit.line_no
+                # max: the scanner hands a repeated completion over after the lines that
+                # followed it (engine.scan_stream), possibly after a later completion.
+                key = (source, process[0], process[1], process[2])
+                facts.init_complete[key] = max(hit.line_no, facts.init_complete.get(key, 0))
                 continue
             full = (key, identity)
             if full not in seen:

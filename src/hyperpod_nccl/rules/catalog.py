@@ -5,14 +5,15 @@ report, with priorities, tiers and what explains what, come from the code regist
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from hyperpod_nccl.codes import CodeInfo, CodeRegistry, load_registry
+from hyperpod_nccl.diskcache import cache_file, load_yaml, store
 from hyperpod_nccl.model import Status
 
 ROLES = ("cause", "symptom", "context", "benign")
@@ -31,7 +32,6 @@ class Rule:
     id: str
     role: str
     pattern: str
-    regex: re.Pattern[str]
     code: str | None
     classify: str | None
     codes: tuple[str, ...]
@@ -41,6 +41,12 @@ class Rule:
     status: Status
     source: str
     examples: tuple[str, ...]
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: a scan confirms lines with a handful of the rules, and
+        compiling all of them would cost a run more than scanning 100 MB with Hyperscan."""
+        return re.compile(self.pattern)
 
     @property
     def makes_findings(self) -> bool:
@@ -68,7 +74,7 @@ def _require(condition: bool, message: str) -> None:
         raise CatalogError(message)
 
 
-def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry) -> Rule:
+def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry, compile_check: bool) -> Rule:
     rule_id = str(raw.get("id", ""))
     _require(
         re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule_id) is not None, f"bad rule id {rule_id!r}"
@@ -81,7 +87,8 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry) -> Rule:
     # \s also matches newlines in the multi-pattern engine, which would let a match span lines.
     _require("\\s" not in pattern, f"rule {rule_id}: use [ \\t] instead of \\s")
     try:
-        regex = re.compile(pattern)
+        if compile_check:
+            re.compile(pattern)
     except re.error as exc:
         raise CatalogError(f"rule {rule_id}: pattern does not compile: {exc}") from exc
     code = raw.get("code")
@@ -110,7 +117,6 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry) -> Rule:
         id=rule_id,
         role=str(role),
         pattern=pattern,
-        regex=regex,
         code=code,
         classify=classify,
         codes=rule_codes,
@@ -123,14 +129,21 @@ def _parse_rule(index: int, raw: dict[str, Any], codes: CodeRegistry) -> Rule:
     )
 
 
-def parse_catalog(text: str, registry: CodeRegistry | None = None) -> Catalog:
-    # libyaml's loader when present: the catalog loads on every run.
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(text, Loader=loader)
+def parse_catalog(
+    text: str,
+    registry: CodeRegistry | None = None,
+    compile_check: bool = True,
+    cached: bool = False,
+) -> Catalog:
+    """`compile_check=False` skips compiling every pattern, for a text known to pass it;
+    `cached` takes the parsed YAML from the user cache when there (diskcache.load_yaml)."""
+    data = load_yaml(text, cached)
     _require(isinstance(data, dict), "catalog must be a mapping with rules")
     _require("codes" not in data, "codes live in the code registry (codes/codes.yaml)")
     codes = registry or load_registry()
-    rules = tuple(_parse_rule(i, raw, codes) for i, raw in enumerate(data.get("rules") or ()))
+    rules = tuple(
+        _parse_rule(i, raw, codes, compile_check) for i, raw in enumerate(data.get("rules") or ())
+    )
     ids = [r.id for r in rules]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     _require(not duplicates, f"duplicate rule ids: {duplicates}")
@@ -140,4 +153,13 @@ def parse_catalog(text: str, registry: CodeRegistry | None = None) -> Catalog:
 @functools.lru_cache(maxsize=1)
 def load_catalog() -> Catalog:
     text = resources.files("hyperpod_nccl.rules").joinpath("catalog.yaml").read_text("utf-8")
-    return parse_catalog(text)
+    # Every pattern is compiled once per catalog text and Python version (whose `re` has the
+    # last word on syntax); a stamp in the user's cache says this text passed, so later runs
+    # compile only the rules they use (Rule.regex).
+    digest = hashlib.sha256(f"{sys.version}\0{text}".encode()).hexdigest()[:32]
+    stamp = cache_file(f"catalog-{digest}.checked")
+    checked = stamp.is_file()
+    catalog = parse_catalog(text, compile_check=not checked, cached=True)
+    if not checked:
+        store(stamp, b"")
+    return catalog

@@ -1,7 +1,8 @@
 """One pass over a byte stream for all rules at once, in bounded memory.
 
 A multi-pattern prefilter (Hyperscan when installed, else Python's `re`) finds the few lines
-that may match any rule; only those lines are decoded and handed on. The stream is read in
+that may match any rule; rules/lines.py turns its matches into lines, passing over those the
+caller has already settled, and only the others are handed on. The stream is read in
 fixed-size chunks cut at line ends, so memory does not grow with the input; a line longer
 than a chunk is scanned in chunk-sized pieces.
 """
@@ -10,22 +11,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, Protocol
+from typing import Any, BinaryIO, Protocol
 
+from hyperpod_nccl.diskcache import cache_file, store
+from hyperpod_nccl.rules import prefilter as prefilter_module
 from hyperpod_nccl.rules.anchors import AnchorIndex
 from hyperpod_nccl.rules.catalog import Rule
+from hyperpod_nccl.rules.lines import LineHit, OnMatch, collect, number
 from hyperpod_nccl.rules.literals import Literals, required_literals
 from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
 
 CHUNK_BYTES = 8 * 1024 * 1024
-# Evidence and capture extraction look at this much of a line; the rest is noise.
-MAX_LINE_CHARS = 8192
 
 _hyperscan: Any
 try:  # Hyperscan is optional: it makes the scan as fast as grep, the fallback is pure Python.
@@ -34,22 +36,12 @@ except ImportError:  # pragma: no cover - exercised where hyperscan is not insta
     _hyperscan = None
 
 
-class LineHit(NamedTuple):
-    line_no: int  # 1-based; a line longer than a chunk keeps the number it started on
-    raw: bytes
-    rule_indexes: tuple[int, ...]  # candidate rules, in catalog order
-
-    @property
-    def text(self) -> str:
-        return decode_line(self.raw)
-
-
 class Prefilter(Protocol):
     name: str
-    ordered: bool  # matches() already returns hits sorted by end offset
 
-    def matches(self, data: memoryview) -> list[tuple[int, int]]:
-        """(end offset, rule index) for every place a rule may match."""
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        """Call on_match(rule index, 0, end offset, 0, None) for every place a rule may
+        match, in order of end offset."""
 
 
 class RegexPrefilter:
@@ -60,13 +52,17 @@ class RegexPrefilter:
     match can span lines, and each holds one of its rule's literals."""
 
     name = "re"
-    ordered = False
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         plan = _regex_plan(tuple((r.index, prefilter_pattern(r.pattern).encode()) for r in rules))
         self._compiled, self._whole, self._anchors = plan
 
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        for end, index in sorted(self.matches(data)):
+            on_match(index, 0, end, 0, None)
+
     def matches(self, data: memoryview) -> list[tuple[int, int]]:
+        """(end offset, rule index) for every place a rule may match, in no order."""
         hits: list[tuple[int, int]] = []
         for index, regex in self._whole:
             hits.extend((m.end(), index) for m in regex.finditer(data))
@@ -109,16 +105,19 @@ class HyperscanPrefilter:
     """
 
     name = "hyperscan"
-    ordered = True  # Hyperscan reports matches in order of their end offset
 
     def __init__(self, rules: Sequence[Rule], cache_dir: Path | None = None) -> None:
         assert _hyperscan is not None
-        expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
         self.unsupported: tuple[str, ...] = ()
         self._fallback: RegexPrefilter | None = None
-        cache = _cache_file([r.index for r in rules], expressions, cache_dir)
+        # Keyed by the catalog's own patterns: rewriting them (prefilter_pattern) costs more
+        # than loading the database, and is only needed to compile it.
+        cache = _cache_file(
+            [r.index for r in rules], [r.pattern.encode() for r in rules], cache_dir
+        )
         db = _load_cached(cache)
         if db is None:
+            expressions = [prefilter_pattern(r.pattern).encode() for r in rules]
             try:
                 db = _compile([r.index for r in rules], expressions)
             except Exception:  # hyperscan.error: some pattern uses unsupported syntax
@@ -143,17 +142,19 @@ class HyperscanPrefilter:
             [r.index for r in supported], [prefilter_pattern(r.pattern).encode() for r in supported]
         )
 
-    def matches(self, data: memoryview) -> list[tuple[int, int]]:
-        hits: list[tuple[int, int]] = []
+    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+        if self._fallback is None:  # Hyperscan reports matches in order of end offset
+            self._db.scan(data, match_event_handler=on_match)
+            return
+        hits: list[tuple[int, int]] = self._fallback.matches(data)
         append = hits.append
 
-        def on_match(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+        def add(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
             append((end, rule_index))
 
-        self._db.scan(data, match_event_handler=on_match)
-        if self._fallback is not None:
-            hits.extend(self._fallback.matches(data))
-        return hits
+        self._db.scan(data, match_event_handler=add)
+        for end, index in sorted(hits):
+            on_match(index, 0, end, 0, None)
 
 
 def _compile(ids: list[int], expressions: list[bytes]) -> Any:
@@ -167,14 +168,24 @@ def _compile(ids: list[int], expressions: list[bytes]) -> Any:
     return db
 
 
-def _cache_file(ids: list[int], expressions: list[bytes], cache_dir: Path | None) -> Path | None:
-    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+@functools.lru_cache(maxsize=1)
+def _rewriter_digest() -> bytes:
+    """The code that rewrites patterns for Hyperscan is part of what a database is built
+    from: a change to it must not be served an old database."""
+    try:
+        return hashlib.sha256(Path(prefilter_module.__file__ or "").read_bytes()).digest()
+    except OSError:  # no source to read (a frozen build): the digest of nothing
+        return b""
+
+
+def _cache_file(ids: list[int], patterns: list[bytes], cache_dir: Path | None) -> Path | None:
     # The ids are the rules' catalog positions: a rule added before others (a benign one,
-    # which is not scanned) shifts them while the expressions stay the same.
-    digest = hashlib.sha256(b"\0".join(expressions))
+    # which is not scanned) shifts them while the patterns stay the same.
+    digest = hashlib.sha256(b"\0".join(patterns))
     digest.update(",".join(map(str, ids)).encode())
     digest.update(str(getattr(_hyperscan, "__version__", "")).encode())
-    return base / "hyperpod-nccl" / f"hyperscan-{digest.hexdigest()[:32]}.db"
+    digest.update(_rewriter_digest())
+    return cache_file(f"hyperscan-{digest.hexdigest()[:32]}.db", cache_dir)
 
 
 def _load_cached(path: Path | None) -> Any:
@@ -189,15 +200,8 @@ def _load_cached(path: Path | None) -> Any:
 
 
 def _store_cached(path: Path | None, db: Any) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(_hyperscan.dumpb(db))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home only costs the compile time next run
+    if path is not None:
+        store(path, _hyperscan.dumpb(db))  # a read-only home only costs the compile next run
 
 
 FALLBACK_NOTICE = (
@@ -239,21 +243,45 @@ class ScanStats:
         self.bytes = 0
         self.lines = 0
         self.long_lines = 0
-
-
-def decode_line(raw: bytes) -> str:
-    return raw[: MAX_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r")[:MAX_LINE_CHARS]
+        self.known_lines = 0  # lines passed over as already settled (see scan_stream)
 
 
 def scan_stream(
     stream: BinaryIO,
     prefilter: Prefilter,
     stats: ScanStats | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
+    chunk_bytes: int | None = None,
     line_base: int = 0,
+    known: Mapping[bytes, int] | None = None,
 ) -> Iterator[LineHit]:
-    """Yield the lines of `stream` that may match a rule, with their line numbers."""
+    """Yield the lines of `stream` that may match a rule, with their line numbers.
+
+    `known` maps line texts the caller has already settled to what a repeat of them means
+    (rules/lines.py, KNOWN_*): such a line is passed over here, costing no line object and
+    no line number (logs repeat NCCL's init lines once per communicator, and a repeat adds
+    no new information). The map may grow while the stream is read; it is consulted a chunk
+    at a time. A line whose repeats only move its line number on (KNOWN_LAST) is yielded
+    once, at its last occurrence, after the stream's other lines."""
     stats = stats if stats is not None else ScanStats()
+    pending: dict[bytes, LineHit] = {}  # KNOWN_LAST lines: their last occurrence so far
+    try:
+        yield from _scan_chunks(stream, prefilter, stats, chunk_bytes, line_base, known, pending)
+    except Exception:  # the stream failed (a truncated .gz): what was read still counts
+        yield from sorted(pending.values(), key=itemgetter(0))
+        raise
+    yield from sorted(pending.values(), key=itemgetter(0))
+
+
+def _scan_chunks(
+    stream: BinaryIO,
+    prefilter: Prefilter,
+    stats: ScanStats,
+    chunk_bytes: int | None,
+    line_base: int,
+    known: Mapping[bytes, int] | None,
+    pending: dict[bytes, LineHit],
+) -> Iterator[LineHit]:
+    chunk_bytes = chunk_bytes or CHUNK_BYTES
     buf = bytearray(chunk_bytes)
     view = memoryview(buf)
     filled = 0  # line_base: lines before buf[0] (non-zero when resuming inside a file)
@@ -281,10 +309,12 @@ def scan_stream(
         if buf.find(b"\x1b", 0, segment_end) >= 0:  # colour codes split the text rules match
             clean = bytearray(strip_ansi(bytes(buf[:segment_end])))
             found, newlines = _scan_segment(
-                clean, memoryview(clean), len(clean), line_base, prefilter
+                clean, memoryview(clean), len(clean), line_base, prefilter, known, stats, pending
             )
         else:
-            found, newlines = _scan_segment(buf, view, segment_end, line_base, prefilter)
+            found, newlines = _scan_segment(
+                buf, view, segment_end, line_base, prefilter, known, stats, pending
+            )
         yield from found
         line_base += newlines
         stats.lines += newlines
@@ -302,58 +332,24 @@ def _scan_segment(
     segment_end: int,
     line_base: int,
     prefilter: Prefilter,
+    known: Mapping[bytes, int] | None,
+    stats: ScanStats,
+    pending: dict[bytes, LineHit],
 ) -> tuple[list[LineHit], int]:
-    """The candidate lines of buf[:segment_end], and the number of newlines in it.
-
-    Hits come sorted by end offset, so lines are met in order: each line is located once
-    (rfind/find from the previous line) and newlines are counted once, incrementally. A very
-    long line is cut to a window around its matches.
-    """
-    hits = prefilter.matches(view[:segment_end])
-    found: list[LineHit] = []
-    line_no = line_base + 1
-    position = 0
-    if hits:
-        if not prefilter.ordered:
-            hits.sort()
-        start = stop = -1
-        rules: set[int] = set()
-        first_end = last_end = 0
-        for end, rule_index in hits:
-            last_char = end - 1 if end > 0 else 0
-            if start >= 0 and last_char <= stop:  # another match on the current line
-                rules.add(rule_index)
-                last_end = end
-                continue
-            if start >= 0:
-                _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
-            low = stop + 1 if stop >= 0 else 0
-            previous_newline = buf.rfind(b"\n", low, last_char)
-            start = previous_newline + 1 if previous_newline >= 0 else low
-            line_no += buf.count(b"\n", position, start)
-            position = start
-            stop = buf.find(b"\n", last_char, segment_end)
-            stop = segment_end if stop < 0 else stop
-            rules = {rule_index}
-            first_end = last_end = end
-        _flush(found, buf, view, line_no, start, stop, rules, first_end, last_end)
-    newlines = line_no - (line_base + 1) + buf.count(b"\n", position, segment_end)
-    return found, newlines
-
-
-def _flush(
-    found: list[LineHit],
-    buf: bytearray,
-    view: memoryview,
-    line_no: int,
-    start: int,
-    stop: int,
-    rules: set[int],
-    first_end: int,
-    last_end: int,
-) -> None:
-    if stop - start > MAX_LINE_CHARS:
-        start = max(start, first_end - MAX_LINE_CHARS // 2)
-        stop = min(stop, last_end + MAX_LINE_CHARS // 2)
-    ordered = tuple(rules) if len(rules) == 1 else tuple(sorted(rules))
-    found.append(LineHit(line_no, bytes(view[start:stop]), ordered))
+    """The candidate lines of buf[:segment_end] (rules/lines.py), and its newline count;
+    KNOWN_LAST lines go to `pending` instead."""
+    on_match, finish = collect(buf, view, segment_end, known or {})
+    prefilter.scan(view[:segment_end], on_match)
+    lines, last, passed = finish()
+    found, position, newlines = number(buf, view, lines, line_base)
+    if last:
+        kept: list[LineHit] = []
+        for hit in found:
+            if hit.raw in last:
+                passed += hit.raw in pending  # the earlier occurrence is passed over now
+                pending[hit.raw] = hit
+            else:
+                kept.append(hit)
+        found = kept
+    stats.known_lines += passed
+    return found, newlines + buf.count(b"\n", position, segment_end)
