@@ -74,7 +74,8 @@ def test_slurm_state_comes_from_the_controller_over_ssm(
     controller = cluster.target("controller-machine", cluster.controller)
     slurm_sessions = [t for t in ssm.targets() if t == controller]
     # Batched: one to see it answers, one for every command known up front (munge, ping,
-    # version, sinfo, squeue, config, sdiag, logind), at most one each for the files they name.
+    # version, sinfo, squeue, config, partitions, sdiag, logind), at most one each for the
+    # files they name.
     assert 2 <= len(slurm_sessions) <= 4
     for call in ssm.calls():
         argv = call["argv"]
