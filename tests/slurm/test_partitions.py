@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from slurmlab import SLURM_FIXTURES, collect, sh, wait_for
+from slurmlab import SLURM_FIXTURES, collect, restore_partition, sh, wait_for
 
 from hyperpod_nccl.api import diagnose
 from hyperpod_nccl.bundle.items import SLURM_PARTITIONS
@@ -95,10 +95,6 @@ def test_no_partitions_and_output_that_is_not_scontrols() -> None:
 
 # ---------------------------------------------------------------------- live Slurm
 
-# The debug partition as scripts/slurm-up.sh's slurm.conf defines it, in the words
-# `scontrol update` takes to put it back (DefMemPerNode=0 is Slurm's "no default").
-_RESTORE = ("maxtime=UNLIMITED", "maxnodes=UNLIMITED", "state=UP", "defmempernode=0")
-
 
 @pytest.fixture
 def debug_partition(live_slurm: list[str]) -> Iterator[str]:
@@ -107,7 +103,7 @@ def debug_partition(live_slurm: list[str]) -> Iterator[str]:
     try:
         yield before
     finally:
-        sh("scontrol", "update", "partitionname=debug", *_RESTORE)
+        restore_partition()
         assert sh("scontrol", "show", "partition", "debug", "-o").stdout == before
 
 
