@@ -26,6 +26,8 @@ from seams import (
 from hyperpod_nccl import api
 from hyperpod_nccl.collect import slurm_ssm
 from hyperpod_nccl.model import Finding, Report, Status
+from hyperpod_nccl.slurm.partitions import parse_show_partitions
+from hyperpod_nccl.snapshot.items import SLURM_PARTITIONS
 
 
 def by_code(report: Report) -> dict[str, list[Finding]]:
@@ -74,7 +76,8 @@ def test_slurm_state_comes_from_the_controller_over_ssm(
     controller = cluster.target("controller-machine", cluster.controller)
     slurm_sessions = [t for t in ssm.targets() if t == controller]
     # Batched: one to see it answers, one for every command known up front (munge, ping,
-    # version, sinfo, squeue, config, sdiag, logind), at most one each for the files they name.
+    # version, sinfo, squeue, config, partitions, sdiag, logind), at most one each for the
+    # files they name.
     assert 2 <= len(slurm_sessions) <= 4
     for call in ssm.calls():
         argv = call["argv"]
@@ -103,6 +106,9 @@ def test_instances_are_described_until_the_nodes_in_trouble_are_matched(
     matched = json.loads((bundle / "slurm/instances.json").read_text())
     assert matched["matched"] == {"node02": cluster.instance_of["node02"]}
     assert (matched["unmatched"], matched["described"]) == ([], 2)
+    # The partitions came in the same batch as the other state queries (diff compares them).
+    (partition,) = parse_show_partitions((bundle / SLURM_PARTITIONS).read_text())
+    assert (partition.name, partition.limits()["State"]) == ("debug", "UP")
     # The one node probed is the instance behind the node in trouble.
     assert json.loads((bundle / "probes/targets.json").read_text())["targets"] == [
         cluster.instance_of["node02"]

@@ -58,12 +58,22 @@ def slurm_up() -> None:
         pytest.fail(f"scripts/slurm-up.sh failed: {result.stderr.strip()[-2000:]}")
 
 
+# The debug partition's limits that tests change, as scripts/slurm-up.sh's slurm.conf sets
+# them, in the words `scontrol update` takes (DefMemPerNode=0 is Slurm's "no default").
+PARTITION_DEFAULTS = ("maxtime=UNLIMITED", "maxnodes=UNLIMITED", "state=UP", "defmempernode=0")
+
+
+def restore_partition() -> None:
+    sh("scontrol", "update", "partitionname=debug", *PARTITION_DEFAULTS)
+
+
 def restore_cluster() -> None:
     controller = pid_of(CONTROLLER_PID)
     if controller:
         with contextlib.suppress(ProcessLookupError):
             os.kill(controller, signal.SIGCONT)  # a test may have frozen it
     slurm_up()
+    restore_partition()  # a test stopped midway may have left a limit changed
     jobs = sh("squeue", "-h", "-o", "%i").stdout.split()
     if jobs:
         sh("scancel", *jobs, check=False)

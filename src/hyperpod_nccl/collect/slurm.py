@@ -12,6 +12,7 @@ Snapshot items (all under `slurm/`):
   sinfo.json                    `sinfo --json`, or scontrol_show_node.txt where --json fails
   squeue.json                   `squeue --json`, or squeue.txt (fixed -o format)
   config.txt                    `scontrol show config`
+  scontrol_show_partition.txt   `scontrol show partition -o`: each partition's limits
   sdiag.txt                     scheduler statistics, for people reading the bundle
   scripts/<path>                prolog/epilog scripts the configuration names
   logind/<host>.json            {files: {path: text}, absent: [...], errors: {path: why}}
@@ -41,6 +42,7 @@ from hyperpod_nccl.snapshot.items import (
     SLURM_CONFIG,
     SLURM_CONTEXT,
     SLURM_MUNGE,
+    SLURM_PARTITIONS,
     SLURM_PING,
     SLURM_SDIAG,
     SLURM_SHOW_NODE,
@@ -115,6 +117,7 @@ STATE_COMMANDS = (
     ("sinfo", "--json"),
     ("squeue", "--json"),
     ("scontrol", "show", "config"),
+    ("scontrol", "show", "partition", "-o"),
     ("sdiag",),
 )
 LOGIND_COMMANDS = tuple(("cat", p) for p in MAIN_FILES) + tuple(
@@ -187,6 +190,7 @@ def collect_slurm(
             SLURM_SINFO,
             SLURM_SQUEUE,
             SLURM_CONFIG,
+            SLURM_PARTITIONS,
             SLURM_SDIAG,
         ):
             snapshot.missing(name, controller_problem, "slurmctld")
@@ -194,6 +198,7 @@ def collect_slurm(
         _collect_nodes(collector)
         _collect_jobs(collector)
         config = collector.output(SLURM_CONFIG, ["scontrol", "show", "config"])
+        collector.output(SLURM_PARTITIONS, ["scontrol", "show", "partition", "-o"])
         collector.output(SLURM_SDIAG, ["sdiag"])
         if config is not None and config.rc == 0:
             _collect_scripts(collector, parse_show_config(config.stdout))

@@ -71,6 +71,7 @@ from hyperpod_nccl.snapshot.items import (
     SLURM_INSTANCES,
     SLURM_LOGIND_CONTROLLER,
     SLURM_MUNGE,
+    SLURM_PARTITIONS,
     SLURM_PING,
     SLURM_SINFO,
     SLURM_SQUEUE,
@@ -89,13 +90,14 @@ MAX_NODE_DESCRIBES = 256
 DESCRIBE_WORKERS = 8
 LOCAL_PING_TIMEOUT_S = 10.0
 FIRST_SESSION_TIMEOUT_S = 60.0
-# The items the Slurm checks read; recorded missing, with the reason, when Slurm is not reached.
+# The items the Slurm checks and diff read; recorded missing, with the reason, when Slurm is not reached.
 SLURM_ITEMS = (
     SLURM_PING,
     SLURM_MUNGE,
     SLURM_SINFO,
     SLURM_SQUEUE,
     SLURM_CONFIG,
+    SLURM_PARTITIONS,
     SLURM_LOGIND_CONTROLLER,
 )
 

@@ -74,7 +74,8 @@ def compare(good: Facts, bad: Facts) -> tuple[list[Change], list[str]]:
             changes += _numbers(aspect, good, bad)
             continue
         keys = sorted(
-            {k for k in good.values if k[0] == aspect} | {k for k in bad.values if k[0] == aspect}
+            {k for k in good.values if k[0] == aspect} | {k for k in bad.values if k[0] == aspect},
+            key=lambda k: good.order.get(k) or bad.order.get(k) or k[1],
         )
         for key in keys:
             g, b = good.values.get(key, {}), bad.values.get(key, {})

@@ -25,6 +25,7 @@ _LABEL = {
     "network_policy": "NetworkPolicy {item}",
     "slurm_config": "{item}",
     "slurm_partition": "partition {item}",
+    "slurm_partition_limits": "partition {item}",
     "nccl_topology": "NCCL {item}",
     "nccl_transport": "NCCL {item}",
     "busbw": "busbw {item}",
@@ -85,7 +86,7 @@ def describe(change: Change) -> str:
     if aspect == "network_policy":
         return f"{label}: {'only in BAD' if kind == 'added' else 'gone in BAD' if kind == 'removed' else 'spec changed'}"
     word = _WHERE.get(aspect, "scope")
-    alone = aspect in ("instance_type", "slurm_config", "slurm_partition")
+    alone = aspect in ("instance_type", "slurm_config", "slurm_partition", "slurm_partition_limits")
     good = _values(change.good, word, alone)
     bad = _values(change.bad, word, alone)
     if kind == "removed":

@@ -33,6 +33,7 @@ ASPECTS: dict[str, str] = {
     "network_policy": SET,
     "slurm_config": SET,
     "slurm_partition": SET,
+    "slurm_partition_limits": SET,
     "nccl_topology": SET,
     "nccl_transport": SET,
     "busbw": NUMERIC,
@@ -47,6 +48,11 @@ class Facts:
     numbers: dict[tuple[str, str], float] = field(default_factory=dict)
     covered: set[str] = field(default_factory=set)
     scopes: dict[str, set[str]] = field(default_factory=dict)  # aspect -> scopes seen
+    # How items are listed where their names would sort badly (a partition's State before
+    # its MaxTime): (aspect, item) -> sort key; items without one sort by name.
+    order: dict[tuple[str, str], str] = field(default_factory=dict)
+    # Aspects the side should have held but could not show, and why (an item not collected).
+    lacking: dict[str, str] = field(default_factory=dict)
 
     def add(self, aspect: str, item: str, scope: str, value: str, source: str) -> None:
         """Record a value; a scope seen with several values of one item keeps all of them."""
@@ -64,6 +70,11 @@ class Facts:
     def cover(self, aspect: str) -> None:
         """The side holds the data for `aspect`, even if it yields no item (no NetworkPolicy)."""
         self.covered.add(aspect)
+
+    def lack(self, aspect: str, why: str) -> None:
+        """The side should hold `aspect` but does not: the diff says so instead of comparing."""
+        assert aspect in ASPECTS, aspect
+        self.lacking[aspect] = why
 
     def number(self, aspect: str, item: str, value: float, source: str) -> None:
         self.covered.add(aspect)

@@ -39,6 +39,7 @@ _ASPECT_CODES = {
     "network_policy": "DIFF_NETWORK_POLICY",
     "slurm_config": "DIFF_SLURM_CONFIG",
     "slurm_partition": "DIFF_SLURM_PARTITION",
+    "slurm_partition_limits": "DIFF_SLURM_PARTITION",
     "nccl_topology": "DIFF_NCCL_TOPOLOGY",
     "nccl_transport": "DIFF_NCCL_TRANSPORT",
     "busbw": "DIFF_BUSBW",

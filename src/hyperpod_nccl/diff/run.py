@@ -29,6 +29,7 @@ _ASPECT_WORDS = {
     "network_policy": "NetworkPolicies",
     "slurm_config": "Slurm configuration",
     "slurm_partition": "Slurm partitions",
+    "slurm_partition_limits": "Slurm partition limits",
     "nccl_topology": "what NCCL built",
     "nccl_transport": "NCCL transports",
     "busbw": "bus bandwidth per message size",
@@ -60,6 +61,29 @@ def read_side(side: Side) -> tuple[Facts, Failure, list[NotChecked]]:
     return facts, failure, unread
 
 
+def _not_compared(good: Facts, bad: Facts, one_sided: list[str]) -> list[NotChecked]:
+    """An aspect one side shows and the other lacks, or one both sides should hold and lack
+    (an item older bundles do not have), is said not compared, with why where it is known."""
+    notes = []
+    for aspect in sorted({*one_sided, *good.lacking, *bad.lacking}):
+        if aspect in good.covered and aspect in bad.covered:
+            continue
+        why = "; ".join(
+            f"{role}: {facts.lacking[aspect]}"
+            for role, facts in (("GOOD", good), ("BAD", bad))
+            if aspect in facts.lacking
+        )
+        if aspect in one_sided:
+            holder = "GOOD" if aspect in good.covered else "BAD"
+            reason = f"only {holder} shows them, so they were not compared"
+        else:
+            reason = "neither side shows them, so they were not compared"
+        notes.append(
+            NotChecked(f"diff: {_ASPECT_WORDS[aspect]}", reason + (f" ({why})" if why else ""))
+        )
+    return notes
+
+
 def diff_paths(good_path: str, bad_path: str) -> DiffReport:
     """Compare GOOD with BAD. Raises InputError (one line) when a side cannot be read."""
     started = time.perf_counter()
@@ -79,14 +103,7 @@ def diff_paths(good_path: str, bad_path: str) -> DiffReport:
     findings = findings_for(changes, good_failure, bad_failure)
     complete(findings, load_registry())
     not_checked = good_unread + bad_unread
-    for aspect in one_sided:
-        holder = "GOOD" if aspect in good_facts.covered else "BAD"
-        not_checked.append(
-            NotChecked(
-                f"diff: {_ASPECT_WORDS[aspect]}",
-                f"only {holder} shows them, so they were not compared",
-            )
-        )
+    not_checked += _not_compared(good_facts, bad_facts, one_sided)
     return DiffReport(
         good=SideInfo(good_path, good.kind, good_failure.to_dict(), good_facts.summary()),
         bad=SideInfo(bad_path, bad.kind, bad_failure.to_dict(), bad_facts.summary()),

@@ -30,8 +30,16 @@ from hyperpod_nccl.probes.parsers import gpu as gpu_parser
 from hyperpod_nccl.probes.parsers import host as host_parser
 from hyperpod_nccl.slurm.config import parse_show_config
 from hyperpod_nccl.slurm.nodes import SlurmParseError, parse_sinfo_json
+from hyperpod_nccl.slurm.partitions import LIMITS, parse_show_partitions
 from hyperpod_nccl.snapshot import Snapshot
-from hyperpod_nccl.snapshot.items import SLURM_CONFIG, SLURM_SINFO, node_item
+from hyperpod_nccl.snapshot.items import (
+    SLURM_CONFIG,
+    SLURM_PARTITIONS,
+    SLURM_PING,
+    SLURM_SHOW_NODE,
+    SLURM_SINFO,
+    node_item,
+)
 from hyperpod_nccl.units import size_text
 
 PODS = "k8s/pods.json"
@@ -48,6 +56,8 @@ HEALTH_LABELS = (
 )
 EFA = "vpc.amazonaws.com/efa"
 _ENV_FAMILIES = ("NCCL_", "FI_", "TORCH", "CUDA_", "OFI_NCCL_", "PYTORCH_", "NVIDIA_")
+# Items every Slurm collection records (collected or missing): the side is a Slurm one.
+_SLURM_STATE = (SLURM_PING, SLURM_CONFIG, SLURM_SINFO, SLURM_SHOW_NODE)
 # scontrol show config lines that change by themselves (boot time, next job id, pids).
 _SLURM_VOLATILE = frozenset(
     {"BOOT_TIME", "NEXT_JOB_ID", "SLURM_CONF", "SLURMCTLD_PID", "SLURMD_PID", "HASH_VAL"}
@@ -200,6 +210,7 @@ def _slurm(snapshot: Snapshot, facts: Facts) -> None:
         for key, value in parse_show_config(text).items():
             if key not in _SLURM_VOLATILE:
                 facts.add("slurm_config", key, "cluster", value, SLURM_CONFIG)
+    _partition_limits(snapshot, facts)
     sinfo = snapshot.get_text(SINFO)
     if sinfo is None:
         return
@@ -214,6 +225,34 @@ def _slurm(snapshot: Snapshot, facts: Facts) -> None:
             members[partition] = members.get(partition, 0) + 1
     for partition, count in members.items():
         facts.add("slurm_partition", f"{partition} nodes", "cluster", str(count), SINFO)
+
+
+def _partition_limits(snapshot: Snapshot, facts: Facts) -> None:
+    """Each partition's limits, on a side that holds Slurm state. Where the item is absent
+    (a bundle from before it was collected, or slurmctld did not answer) the side says why,
+    so the diff reports the limits as not compared instead of finding them equal."""
+    aspect = "slurm_partition_limits"
+    text = snapshot.get_text(SLURM_PARTITIONS)
+    if text is None:
+        if SLURM_PARTITIONS in snapshot.items:
+            facts.lack(aspect, f"{SLURM_PARTITIONS}: {snapshot.why_missing(SLURM_PARTITIONS)}")
+        elif any(name in snapshot.items for name in _SLURM_STATE):
+            facts.lack(
+                aspect, f"the bundle has no {SLURM_PARTITIONS} (made before it was collected)"
+            )
+        return
+    try:
+        partitions = parse_show_partitions(text)
+    except SlurmParseError as exc:
+        facts.lack(aspect, f"{SLURM_PARTITIONS}: {exc}")
+        return
+    facts.cover(aspect)
+    for partition in partitions:
+        for limit, value in partition.limits().items():
+            item = f"{partition.name} {limit}"
+            facts.add(aspect, item, "cluster", value, SLURM_PARTITIONS)
+            # Listed partition by partition, each in LIMITS' order (State first).
+            facts.order[(aspect, item)] = f"{partition.name}\0{LIMITS.index(limit):02d}"
 
 
 def _probes(snapshot: Snapshot, facts: Facts) -> None:
