@@ -14,7 +14,14 @@ from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.engine import hyperscan_available
 
-CORPORA = ("dev.jsonl", "extra.jsonl", "heldout.jsonl", "fresh.jsonl", "fresh2.jsonl")
+CORPORA = (
+    "dev.jsonl",
+    "extra.jsonl",
+    "heldout.jsonl",
+    "fresh.jsonl",
+    "fresh2.jsonl",
+    "fresh3.jsonl",
+)
 
 
 def _lines() -> list[str]:

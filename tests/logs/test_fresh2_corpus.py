@@ -8,15 +8,12 @@ that a fix and a regression both fail this test until the list is updated."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_case import outcome
+from corpus_case import assert_new_corpus, outcome
 from logmix import FIXTURES
-
-from hyperpod_nccl.codes import load_registry
 
 CORPUS = FIXTURES / "corpus"
 CASES = [
@@ -50,31 +47,14 @@ KNOWN_MISSES = {"g014"}
 KNOWN_SPREAD_MISSES = KNOWN_MISSES
 
 
-def _key(url: str) -> str:
-    # One thread is one source whether linked as an issue or a pull request.
-    match = re.match(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)", url)
-    return f"{match[1].lower()}#{match[2]}" if match else url.lower()
-
-
 def test_fresh2_corpus_is_well_formed_and_new() -> None:
-    assert [c["id"] for c in CASES] == [f"g{n:03d}" for n in range(1, len(CASES) + 1)]
-    assert len(CASES) >= 60
-    assert sum(c["label"] == "HEALTHY" for c in CASES) >= 12
-    codes = set(load_registry().codes) | {"HEALTHY"}
-    others = {
-        _key(json.loads(line)["source"])
-        for name in ("dev.jsonl", "extra.jsonl", "heldout.jsonl", "fresh.jsonl")
-        for line in (CORPUS / name).read_text("utf-8").splitlines()
-        if line.strip()
-    }
-    sources = [_key(c["source"]) for c in CASES]
-    assert len(sources) == len(set(sources))
-    assert not set(sources) & others
-    for case in CASES:
-        assert case["source"].startswith("https://github.com/"), case["id"]
-        assert case["label"] in codes and set(case["also"]) <= codes, case["id"]
-        assert case["label"] not in case["also"], case["id"]
-        assert case["log"].strip() and case["why"].strip(), case["id"]
+    assert_new_corpus(
+        CASES,
+        "g",
+        ("dev.jsonl", "extra.jsonl", "heldout.jsonl", "fresh.jsonl"),
+        least=60,
+        healthy=12,
+    )
 
 
 @pytest.mark.parametrize("spread", [False, True], ids=["alone", "spread"])
