@@ -28,7 +28,10 @@ left, g014, has a label that disagrees with the same line's label elsewhere.
 fresh3.jsonl (52 new public excerpts, 10 healthy, issue 18) was scored with no rule changed for
 it, at 8dc01dd: alone 43/52 = 82.7%, spread 43/52 = 82.7%, the pure-Python engine (backend "re")
 the same 43/52 both ways; 4 failing logs answered null, 5 with a wrong root cause, no FAIL on a
-healthy log. The misses are listed in tests/logs/test_fresh3_corpus.py.
+healthy log. The misses are listed in tests/logs/test_fresh3_corpus.py. After rules derived
+from the programs' messages for seven of them (NCCL's ring check and error strings, verbs
+completion status, exit status 139, Ray's actor death, glog CHECK failures) it scores 50/52 =
+96.2% both ways with no failing log answered null, the other corpora unchanged.
 """
 
 from __future__ import annotations

@@ -39,7 +39,10 @@ CASES = [
 #   failed: status 12' -- the abort is the IB completion error thrown as an exception;
 # k046, k047 NCCL_TOPOLOGY, UNCLASSIFIED_FAILURE: NCCL's graph/rings.cc 'ring 0 does not loop
 #   back to start' -- the ranks computed inconsistent rings from their topology.
-KNOWN_MISSES = {"k006", "k012", "k022", "k025", "k030", "k042", "k043", "k046", "k047"}
+# Scored blind at 8dc01dd: the nine ids above. Rules added from what the programs print
+# (NCCL's ring check and error strings, libibverbs completion status, exit status 128+11,
+# Ray's actor death, glog CHECK failures) fixed seven; left: k022, k030.
+KNOWN_MISSES = {"k022", "k030"}
 KNOWN_SPREAD_MISSES = KNOWN_MISSES
 
 
