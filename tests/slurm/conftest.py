@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from slurmlab import LOCK, node_states, restore_cluster, sh
+from slurmlab import LOCK, SESSION_HOLDS_LOCK, node_states, restore_cluster, sh
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +24,11 @@ def slurm_lock() -> Iterator[None]:
     """One pytest process at a time changes the shared Slurm."""
     with open(LOCK, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
+        SESSION_HOLDS_LOCK[0] = True
+        try:
+            yield
+        finally:
+            SESSION_HOLDS_LOCK[0] = False
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,10 @@ from hyperpod_nccl.snapshot import Snapshot
 REPO = Path(__file__).resolve().parents[2]
 SLURM_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "slurm"
 LOCK = Path("/tmp/hyperpod-nccl-slurm-tests.lock")
+# Set while this process holds LOCK for its whole session (tests/slurm's fixture). flock belongs
+# to an open file, so a test elsewhere in the same run that opened LOCK again would wait on its
+# own process forever; it checks this instead.
+SESSION_HOLDS_LOCK = [False]
 CONTROLLER_PID = Path("/run/slurmctld.pid")
 MUNGE_PID = Path("/run/munge/munged.pid")
 
