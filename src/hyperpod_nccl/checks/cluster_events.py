@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     doc,
     evidence,
     finding,

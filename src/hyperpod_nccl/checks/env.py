@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import finding, listed, plural, unavailable
+from hyperpod_nccl.checks.findings import finding, listed, plural, unavailable
 from hyperpod_nccl.checks.jobsel import PODS, job_groups, job_scope
 from hyperpod_nccl.kube.objects import (
     EFA_RESOURCE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperpod_nccl.checks.common import cached, finding, unavailable
+from hyperpod_nccl.checks.findings import cached, finding, unavailable
 from hyperpod_nccl.kube.jobs import JobKey, group_job_pods
 from hyperpod_nccl.kube.objects import Obj, items, name
 from hyperpod_nccl.model import Finding, Priority, Status

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     cached,
     doc,
     evidence,

@@ -5,7 +5,7 @@ reasoning as `hyperpod-nccl logs`. Evidence points at the bundle item and line."
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import finding, plural
+from hyperpod_nccl.checks.findings import finding, plural
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog

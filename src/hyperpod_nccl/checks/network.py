@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import cached, evidence, finding, listed, plural, read_only
+from hyperpod_nccl.checks.findings import cached, evidence, finding, listed, plural, read_only
 from hyperpod_nccl.checks.jobsel import job_scope
 from hyperpod_nccl.kube.netpol import NAMESPACE_NAME_LABEL, blocked_between, dns_blocked, endpoint
 from hyperpod_nccl.kube.objects import (

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.node_common import (
+from hyperpod_nccl.checks.node_efa import efa_device_count
+from hyperpod_nccl.checks.node_results import (
     NodeResults,
     human_size,
     name_list,
@@ -23,7 +24,6 @@ from hyperpod_nccl.checks.node_common import (
     reference,
     why_missing,
 )
-from hyperpod_nccl.checks.node_efa import efa_device_count
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.parsers import firewall as fw_parser
 from hyperpod_nccl.probes.parsers import gpu as gpu_parser

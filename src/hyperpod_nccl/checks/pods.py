@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     cached,
     finding,
     listed,

@@ -18,7 +18,7 @@ from typing import Any
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
-from hyperpod_nccl.checks.common import doc, evidence, finding, listed, read_only, unavailable
+from hyperpod_nccl.checks.findings import doc, evidence, finding, listed, read_only, unavailable
 from hyperpod_nccl.checks.sg_rules import Peers, Verdict, evaluate, rules_text
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot

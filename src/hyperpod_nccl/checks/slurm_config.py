@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
     json_item,
     missing,
     ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.config import (
     ScriptVariable,
     memlock_propagation,

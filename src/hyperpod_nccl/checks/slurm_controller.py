@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     json_item,
     missing,
     ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import SLURM_MUNGE, SLURM_PING
 

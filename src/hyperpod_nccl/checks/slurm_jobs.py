@@ -6,9 +6,7 @@ from collections import defaultdict
 from typing import Any
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm import suggestions
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
     PENDING_LONG_S,
@@ -17,6 +15,8 @@ from hyperpod_nccl.slurm.checkdata import (
     load_jobs,
     ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.slurm import suggestions
 from hyperpod_nccl.slurm.jobs import (
     INTENDED_WAITS,
     SlurmJob,

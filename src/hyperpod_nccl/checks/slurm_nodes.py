@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm import suggestions
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
     incomplete,
     load_nodes,
     ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.slurm import suggestions
 from hyperpod_nccl.slurm.conditions import Condition, condition_of, interpret_reason, sinfo_word
 from hyperpod_nccl.slurm.instances import ClusterInstance, instances_from_documents, map_nodes
 from hyperpod_nccl.slurm.nodes import (

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     json_item,
     load_nodes,
     missing,
     ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.logind import remove_ipc
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import SLURM_LOGIND_PREFIX, node_item

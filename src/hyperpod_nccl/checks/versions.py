@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import evidence, finding, listed, plural
 from hyperpod_nccl.checks.env import container_env
+from hyperpod_nccl.checks.findings import evidence, finding, listed, plural
 from hyperpod_nccl.checks.jobsel import PODS, job_scope
 from hyperpod_nccl.kube.objects import Obj, container_statuses, containers, name
 from hyperpod_nccl.model import Finding, Priority, Status
