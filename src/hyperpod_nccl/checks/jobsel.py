@@ -41,7 +41,7 @@ def job_scope(
     priority: Priority,
     what: str,
     *,
-    check: str,
+    check: str | None = None,
 ) -> tuple[dict[JobKey, list[Obj]], list[Finding]]:
     """The job pods to check, or the SKIPPED finding saying why there are none to check."""
     gap = unavailable(snapshot, [PODS, *needed], code, priority, what, check=check)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
+from hyperpod_nccl.checks.findings import reference
 from hyperpod_nccl.checks.node_efa import efa_device_count
 from hyperpod_nccl.checks.node_results import (
     NodeResults,
@@ -21,7 +22,6 @@ from hyperpod_nccl.checks.node_results import (
     output,
     parsed,
     reached,
-    reference,
     why_missing,
 )
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
