@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return ExitCode.USAGE
-        from hyperpod_nccl.commands.common import prepare_output
+        from hyperpod_nccl.commands.options import prepare_output
 
         if sys.stdout is None and not getattr(args, "output", None):
             # `>&-`: print() would drop everything without a word
@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         # print() of a command that writes no report (explain, --list) on a full or closed
         # standard output.
-        from hyperpod_nccl.commands.common import silence_stdout
+        from hyperpod_nccl.commands.options import silence_stdout
 
         silence_stdout()
         print(f"error: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)

@@ -6,7 +6,7 @@ import re
 
 from hyperpod_nccl import kb
 from hyperpod_nccl.perf import expected
-from hyperpod_nccl.perf.common import size_text
+from hyperpod_nccl.perf.evidence import size_text
 from hyperpod_nccl.perf.timeout import PAUSE_MARGIN, STEP_MARGIN, TIMEOUT_BANDS, suggested_minutes
 
 

@@ -3,7 +3,6 @@ host problems; with a bundle, re-analyse saved probe results without running any
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -28,6 +27,7 @@ from hyperpod_nccl.checks.selection import Selection, parse_selection
 from hyperpod_nccl.exit_codes import InputError, UsageError
 from hyperpod_nccl.model import Report
 from hyperpod_nccl.probes.catalog import CATALOG, PROBE_IDS, UnknownProbe
+from hyperpod_nccl.slurm import hostlists
 from hyperpod_nccl.snapshot import BundleError, Snapshot
 
 NO_NODE = "no node could be probed"
@@ -81,17 +81,10 @@ def expand_nodes(spec: str) -> list[str]:
     from hyperpod_nccl.collect.transports import TransportError
     from hyperpod_nccl.collect.transports.slurm import validate_node
 
-    out: list[str] = []
-    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\][^,]*)?", spec):
-        m = re.fullmatch(r"([^\[\]]*)\[([0-9,\-]+)\]([^\[\]]*)", part)
-        if not m:
-            out.append(part)
-            continue
-        for rng in m.group(2).split(","):
-            lo, _, hi = rng.partition("-")
-            width = len(lo)
-            for n in range(int(lo), int(hi or lo) + 1):
-                out.append(f"{m.group(1)}{n:0{width}d}{m.group(3)}")
+    try:
+        out = hostlists.expand(spec)
+    except hostlists.HostlistError as exc:
+        raise UsageError(f"not a Slurm host list: {exc}") from None
     try:
         return [validate_node(n.strip()) for n in out if n.strip()]
     except TransportError as exc:

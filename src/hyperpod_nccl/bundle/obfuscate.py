@@ -26,6 +26,7 @@ from functools import cache, partial
 from hyperpod_nccl.bundle import linescan
 from hyperpod_nccl.bundle.addresses import IPv4Map, IPv6Map
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.slurm import hostlists
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -189,19 +190,11 @@ def _catalog_words() -> frozenset[str]:
 
 
 def _expand_hostlist(stem: str, spec: str) -> list[str]:
-    names: list[str] = []
-    for part in spec.split(","):
-        low, _, high = part.partition("-")
-        if not low.isdigit() or (high and not high.isdigit()):
-            return []
-        if not high:
-            names.append(stem + low)
-            continue
-        if int(high) - int(low) > 4096:
-            return []
-        width = len(low) if low.startswith("0") else 0
-        names += [f"{stem}{n:0{width}d}" for n in range(int(low), int(high) + 1)]
-    return names
+    """The hosts of `stem[spec]`, or none when it is not a host list (then left as it is)."""
+    try:
+        return hostlists.expand(f"{stem}[{spec}]", max_range=4096)
+    except hostlists.HostlistError:
+        return []
 
 
 def _trie_pattern(words: Iterable[str]) -> str:

@@ -7,10 +7,12 @@ it needs is missing from the Snapshot it returns a SKIPPED or INCOMPLETE finding
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from hyperpod_nccl.checks.findings import CheckContext, running
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot
 
@@ -47,13 +49,21 @@ REGISTRY: dict[str, CheckSpec] = {}
 
 
 def check(id: str, area: str, codes: Iterable[str]) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check function under a stable id."""
+    """Register a check function under a stable id. Each call runs in the check's context, so
+    the findings it builds (`checks.findings.finding`) carry its id."""
+    context = CheckContext(id, area)
 
     def decorate(function: CheckFunction) -> CheckFunction:
         if id in REGISTRY:
             raise ValueError(f"duplicate check id {id}")
-        REGISTRY[id] = CheckSpec(id, area, tuple(codes), function)
-        return function
+
+        @functools.wraps(function)
+        def in_context(snapshot: Snapshot) -> list[Finding]:
+            with running(context):
+                return function(snapshot)
+
+        REGISTRY[id] = CheckSpec(id, area, tuple(codes), in_context)
+        return in_context
 
     return decorate
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hyperpod_nccl.checks.common import cached
+from hyperpod_nccl.checks.findings import cached
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import INSTANCE_TYPES
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     cached,
     doc,
     evidence,
@@ -41,9 +41,7 @@ def _describe_command(snapshot: Snapshot) -> SuggestedCommand:
 @check("cluster.status", "cluster", ["CLUSTER_NOT_INSERVICE"])
 def cluster_status(snapshot: Snapshot) -> list[Finding]:
     code = "CLUSTER_NOT_INSERVICE"
-    gap = unavailable(
-        snapshot, [CLUSTER], code, Priority.P0, "cluster status", check="cluster.status"
-    )
+    gap = unavailable(snapshot, [CLUSTER], code, Priority.P0, "cluster status")
     if gap:
         return [gap]
     cluster = doc(snapshot, CLUSTER)
@@ -62,7 +60,6 @@ def cluster_status(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P0,
                 f"cluster {name} is InService",
-                check="cluster.status",
             )
         ]
     message = cluster.get("FailureMessage") or ""
@@ -80,7 +77,6 @@ def cluster_status(snapshot: Snapshot) -> list[Finding]:
             status,
             priority,
             title,
-            check="cluster.status",
             evidence=[evidence(source, f"ClusterStatus={state} FailureMessage={message!r}")],
             commands=[_describe_command(snapshot)],
             details={"cluster_status": state, "instance_groups": groups},
@@ -106,7 +102,6 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P2,
         "automatic node recovery",
-        check="cluster.node-recovery",
     )
     if gap:
         return [gap]
@@ -119,7 +114,6 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
                 Status.INCOMPLETE,
                 Priority.P2,
                 "DescribeCluster did not report NodeRecovery; automatic node recovery not checked",
-                check="cluster.node-recovery",
             )
         ]
     if mode == "Automatic":
@@ -129,7 +123,6 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P2,
                 "automatic node recovery is on (NodeRecovery=Automatic)",
-                check="cluster.node-recovery",
             )
         ]
     unhealthy = _unhealthy_nodes(snapshot)
@@ -143,7 +136,6 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
             status,
             priority,
             title,
-            check="cluster.node-recovery",
             hosts=unhealthy,
             evidence=[evidence(CLUSTER, f"NodeRecovery={mode}")],
             commands=[
@@ -164,9 +156,7 @@ def node_recovery(snapshot: Snapshot) -> list[Finding]:
 
 @check("cluster.nodes", "cluster", ["NODE_CENSUS", "HEALTH_CHECK_FAILED"])
 def node_census(snapshot: Snapshot) -> list[Finding]:
-    gap = unavailable(
-        snapshot, [NODES], "NODE_CENSUS", Priority.P1, "node census", check="cluster.nodes"
-    )
+    gap = unavailable(snapshot, [NODES], "NODE_CENSUS", Priority.P1, "node census")
     if gap:
         return [gap]
     listed_nodes = doc(snapshot, NODES)
@@ -180,7 +170,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
             Priority.P2,
             f"{plural(len(nodes), 'node')}: "
             + ", ".join(f"{count} {state}" for state, count in sorted(states.items())),
-            check="cluster.nodes",
             details={
                 "states": dict(states),
                 "instance_groups": dict(by_group),
@@ -203,7 +192,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
                 Status.WARN,
                 Priority.P1,
                 "instance groups below their target size: " + listed(short),
-                check="cluster.nodes",
             )
         )
     failed = [n for n in nodes if (n.get("InstanceStatus") or {}).get("Status") in _NODE_BAD]
@@ -215,7 +203,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P1,
                 f"{plural(len(failed), 'node')} in state Failure: {listed(ids)}",
-                check="cluster.nodes",
                 hosts=ids,
                 evidence=[
                     evidence(
@@ -238,7 +225,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P1,
                 f"no node in state Failure among {plural(len(nodes), 'node')}",
-                check="cluster.nodes",
             )
         )
     return findings
@@ -253,7 +239,6 @@ def instance_types(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P2,
         "GPU and EFA capabilities of the instance types",
-        check="cluster.instance-types",
     )
     if gap:
         return [gap]
@@ -272,9 +257,7 @@ def instance_types(snapshot: Snapshot) -> list[Finding]:
         lines.append(f"{group.get('InstanceGroupName')}: {kind}, {gpus}, {efa}")
         if cap.gpus and not cap.efa_supported and int(group.get("TargetCount") or 0) > 1:
             no_efa.append(f"{group.get('InstanceGroupName')} ({kind})")
-    findings = [
-        finding(code, Status.INFO, Priority.P2, "; ".join(lines), check="cluster.instance-types")
-    ]
+    findings = [finding(code, Status.INFO, Priority.P2, "; ".join(lines))]
     if no_efa:
         findings.append(
             finding(
@@ -283,7 +266,6 @@ def instance_types(snapshot: Snapshot) -> list[Finding]:
                 Priority.P2,
                 "GPU instance groups without EFA: NCCL between their nodes runs over TCP "
                 "sockets: " + listed(no_efa),
-                check="cluster.instance-types",
             )
         )
     return findings

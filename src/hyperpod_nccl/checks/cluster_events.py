@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     doc,
     evidence,
     finding,
@@ -129,7 +129,6 @@ def _group_finding(
         status,
         priority,
         title,
-        check=CHECK,
         hosts=hosts,
         evidence=[evidence(EVENTS, e.line()) for e in shown[-10:]],
         commands=_commands(snapshot, instances),
@@ -144,7 +143,7 @@ def _group_finding(
 @check(CHECK, "cluster", [CODE, "HEALTH_CHECK_FAILED", "NODE_RECOVERY_FAILED"])
 def cluster_events(snapshot: Snapshot) -> list[Finding]:
     window = _window_text(snapshot)
-    gap = unavailable(snapshot, [EVENTS], CODE, Priority.P1, "cluster events", check=CHECK)
+    gap = unavailable(snapshot, [EVENTS], CODE, Priority.P1, "cluster events")
     if gap:
         return [gap]
     data = doc(snapshot, EVENTS)
@@ -169,7 +168,6 @@ def cluster_events(snapshot: Snapshot) -> list[Finding]:
                 Status.INCOMPLETE,
                 Priority.P1,
                 f"more cluster events {window} than were read ({len(raw)}); narrow --since",
-                check=CHECK,
                 details={"levels": dict(levels)},
             )
         )
@@ -180,7 +178,6 @@ def cluster_events(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P1,
                 f"no error or warning cluster events {window} ({plural(len(raw), 'event')} in all)",
-                check=CHECK,
                 details={"levels": dict(levels)},
             )
         )
@@ -193,7 +190,6 @@ def cluster_events(snapshot: Snapshot) -> list[Finding]:
                 Priority.P2,
                 f"{plural(errors, 'error event')} and {plural(len(serious) - errors, 'warning event')}"
                 f" {window} ({plural(len(raw), 'event')} in all)",
-                check=CHECK,
                 details={"levels": dict(levels)},
             )
         )

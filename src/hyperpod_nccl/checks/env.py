@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import finding, listed, plural, unavailable
+from hyperpod_nccl.checks.findings import finding, listed, plural, unavailable
 from hyperpod_nccl.checks.jobsel import PODS, job_groups, job_scope
 from hyperpod_nccl.kube.objects import (
     EFA_RESOURCE,
@@ -255,9 +255,7 @@ def _summarise(
 @check("env.nccl", "env", ["NCCL_ENV_MISCONFIGURED"])
 def nccl_env(snapshot: Snapshot) -> list[Finding]:
     code = "NCCL_ENV_MISCONFIGURED"
-    groups, skipped = job_scope(
-        snapshot, [], code, Priority.P1, "NCCL environment", check="env.nccl"
-    )
+    groups, skipped = job_scope(snapshot, [], code, Priority.P1, "NCCL environment")
     if skipped:
         return skipped
     pods = [p for members in groups.values() for p in members]
@@ -316,9 +314,7 @@ def _shm_problem(pod: Obj) -> EnvProblem | None:
 @check("env.shm", "env", ["SHM_TOO_SMALL"])
 def shm(snapshot: Snapshot) -> list[Finding]:
     code = "SHM_TOO_SMALL"
-    groups, skipped = job_scope(
-        snapshot, [], code, Priority.P1, "/dev/shm of job pods", check="env.shm"
-    )
+    groups, skipped = job_scope(snapshot, [], code, Priority.P1, "/dev/shm of job pods")
     if skipped:
         return skipped
     pods = [p for members in groups.values() for p in members]
@@ -341,9 +337,7 @@ def _can_lock_memory(container: Obj) -> bool:
 @check("env.memlock", "env", ["MEMLOCK"])
 def memlock(snapshot: Snapshot) -> list[Finding]:
     code = "MEMLOCK"
-    gap = unavailable(
-        snapshot, [PODS], code, Priority.P2, "IPC_LOCK of EFA pods", check="env.memlock"
-    )
+    gap = unavailable(snapshot, [PODS], code, Priority.P2, "IPC_LOCK of EFA pods")
     if gap:
         return [gap]
     efa_pods = [
@@ -359,7 +353,6 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                 Status.INFO,
                 Priority.P2,
                 "no job pod asks for EFA; memlock not relevant",
-                check="env.memlock",
             )
         ]
     without = [
@@ -374,7 +367,6 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P2,
                 f"{plural(len(efa_pods), 'EFA pod')} may lock memory (IPC_LOCK)",
-                check="env.memlock",
             )
         ]
     # Not a failure by itself: the node's container runtime may already grant an unlimited
@@ -386,7 +378,6 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
             Priority.P2,
             f"{plural(len(without), 'EFA pod')} without IPC_LOCK rely on the node runtime's memlock "
             f"limit: {listed(without, 4)}",
-            check="env.memlock",
             hosts=without,
         )
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hyperpod_nccl.checks.common import cached, finding, unavailable
+from hyperpod_nccl.checks.findings import cached, finding, unavailable
 from hyperpod_nccl.kube.jobs import JobKey, group_job_pods
 from hyperpod_nccl.kube.objects import Obj, items, name
 from hyperpod_nccl.model import Finding, Priority, Status
@@ -41,7 +41,7 @@ def job_scope(
     priority: Priority,
     what: str,
     *,
-    check: str,
+    check: str | None = None,
 ) -> tuple[dict[JobKey, list[Obj]], list[Finding]]:
     """The job pods to check, or the SKIPPED finding saying why there are none to check."""
     gap = unavailable(snapshot, [PODS, *needed], code, priority, what, check=check)

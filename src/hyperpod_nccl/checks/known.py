@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hyperpod_nccl.checks.common import cached, doc, read_only
+from hyperpod_nccl.checks.findings import cached, doc, read_only
 from hyperpod_nccl.checks.jobsel import PODS, job_groups
 from hyperpod_nccl.kube.objects import items, name, namespace, spec
 from hyperpod_nccl.model import SuggestedCommand

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     cached,
     doc,
     evidence,
@@ -66,7 +66,6 @@ def access(snapshot: Snapshot) -> list[Finding]:
                 Status.SKIPPED,
                 Priority.P1,
                 f"Kubernetes not checked: {snapshot.why_missing(ACCESS)}",
-                check="kubernetes.access",
             )
         ]
     if info.get("ok"):
@@ -78,7 +77,6 @@ def access(snapshot: Snapshot) -> list[Finding]:
                 Priority.P1,
                 f"Kubernetes API {info.get('server')} (context {info.get('context')}, "
                 f"{info.get('version')}) is the cluster's EKS cluster{note}",
-                check="kubernetes.access",
             )
         ]
     code = _ACCESS_CODES.get(str(info.get("kind")), "K8S_UNREACHABLE")
@@ -92,7 +90,6 @@ def access(snapshot: Snapshot) -> list[Finding]:
             Status.WARN,
             Priority.P1,
             f"Kubernetes checks not run: {info.get('message')}",
-            check="kubernetes.access",
             commands=[
                 SuggestedCommand(
                     purpose="point this machine's kubeconfig at the cluster's EKS cluster, then "
@@ -134,7 +131,6 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
         "NODE_NOT_READY",
         Priority.P0,
         "node readiness",
-        check="kubernetes.nodes",
     )
     if gap:
         return [gap]
@@ -166,7 +162,6 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0 if hits_job else Priority.P1,
                 f"{plural(len(names), 'node')} not Ready: {listed(names)}"
                 + (f" (running job pods: {listed(hits_job)})" if hits_job else ""),
-                check="kubernetes.nodes",
                 hosts=names,
                 evidence=[evidence(NODES_ITEM, f"{n}: {why}") for n, why in not_ready[:5]],
                 commands=[
@@ -184,7 +179,6 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P0,
                 f"all {plural(len(nodes), 'node')} are Ready",
-                check="kubernetes.nodes",
             )
         )
     if unhealthy:
@@ -196,7 +190,6 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P0 if hits_job else Priority.P1,
                 f"HyperPod health checks flag {plural(len(names), 'node')}: {listed(names)}",
-                check="kubernetes.nodes",
                 hosts=names,
                 evidence=[evidence(NODES_ITEM, f"{n}: {why}") for n, why in unhealthy[:5]],
                 commands=[
@@ -214,7 +207,6 @@ def nodes_ready(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P0,
                 "every labelled node is Schedulable by HyperPod's health checks",
-                check="kubernetes.nodes",
             )
         )
     return findings
@@ -229,7 +221,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
         "NODE_NOT_READY",
         Priority.P1,
         "HyperPod nodes registered in Kubernetes",
-        check="kubernetes.node-census",
     )
     if gap:
         return [gap]
@@ -249,7 +240,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P1,
                 f"every Running HyperPod node ({len(instances)}) is registered in Kubernetes",
-                check="kubernetes.node-census",
             )
         ]
     return [
@@ -258,7 +248,6 @@ def node_census(snapshot: Snapshot) -> list[Finding]:
             Status.WARN,
             Priority.P1,
             f"{plural(len(missing), 'Running HyperPod node')} not registered in Kubernetes: {listed(missing)}",
-            check="kubernetes.node-census",
             hosts=missing,
         )
     ]
@@ -299,7 +288,6 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P0,
         "EFA device plugin",
-        check="kubernetes.efa-device-plugin",
     )
     if gap:
         return [gap]
@@ -325,7 +313,6 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 Priority.P2,
                 "no EFA-capable node and no pod asking for EFA; EFA device plugin not needed"
                 + ("" if known is not None else " (instance types unknown)"),
-                check="kubernetes.efa-device-plugin",
             )
         ]
     if not plugins:
@@ -336,7 +323,6 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 Priority.P0,
                 f"no EFA device-plugin DaemonSet, yet {plural(len(efa_nodes), 'EFA-capable node')} "
                 f"and {plural(len(wanting), 'pod')} asking for {EFA_RESOURCE}",
-                check="kubernetes.efa-device-plugin",
                 commands=[
                     read_only(
                         "look for the plugin in every namespace",
@@ -365,7 +351,6 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P0 if wanting else Priority.P1,
                 "EFA device plugin not serving every node: " + "; ".join(parts),
-                check="kubernetes.efa-device-plugin",
                 hosts=silent,
                 evidence=[evidence(DAEMONSETS, text)],
                 commands=[
@@ -385,7 +370,6 @@ def efa_device_plugin(snapshot: Snapshot) -> list[Finding]:
             Status.PASS,
             Priority.P0,
             f"EFA device plugin {text}; every EFA-capable node advertises {EFA_RESOURCE}",
-            check="kubernetes.efa-device-plugin",
         )
     ]
 
@@ -399,7 +383,6 @@ def nvidia_device_plugin(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P0,
         "NVIDIA device plugin",
-        check="kubernetes.nvidia-device-plugin",
     )
     if gap:
         return [gap]
@@ -423,7 +406,6 @@ def nvidia_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 Status.INFO,
                 Priority.P2,
                 "no GPU node found" + ("" if caps is not None else " (instance types unknown)"),
-                check="kubernetes.nvidia-device-plugin",
             )
         ]
     problems = []
@@ -442,7 +424,6 @@ def nvidia_device_plugin(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 Priority.P0,
                 "; ".join(problems),
-                check="kubernetes.nvidia-device-plugin",
                 hosts=[s.split(" ")[0] for s in short],
                 commands=[
                     read_only(
@@ -461,7 +442,6 @@ def nvidia_device_plugin(snapshot: Snapshot) -> list[Finding]:
             Status.PASS,
             Priority.P0,
             f"NVIDIA device plugin serves {plural(gpu_nodes, 'GPU node')} with every GPU allocatable",
-            check="kubernetes.nvidia-device-plugin",
         )
     ]
 
@@ -477,7 +457,6 @@ def efa_requests(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P1,
         "EFA devices of job pods",
-        check="kubernetes.efa-requests",
     )
     if gap:
         return [gap]
@@ -512,7 +491,6 @@ def efa_requests(snapshot: Snapshot) -> list[Finding]:
                 f"job pods on EFA nodes do not ask for all the node's {EFA_RESOURCE}: "
                 + listed(problems, 4)
                 + (" (with none, NCCL falls back to TCP sockets)" if none_asked else ""),
-                check="kubernetes.efa-requests",
                 evidence=[evidence(PODS, p) for p in problems[:6]],
             )
         ]
@@ -523,7 +501,6 @@ def efa_requests(snapshot: Snapshot) -> list[Finding]:
                 Status.INFO,
                 Priority.P2,
                 "no multi-pod job on EFA nodes to check",
-                check="kubernetes.efa-requests",
             )
         ]
     return [
@@ -532,6 +509,5 @@ def efa_requests(snapshot: Snapshot) -> list[Finding]:
             Status.PASS,
             Priority.P1,
             f"{plural(checked, 'job pod')} on EFA nodes ask for the node's EFA devices",
-            check="kubernetes.efa-requests",
         )
     ]

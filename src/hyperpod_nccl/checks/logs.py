@@ -5,7 +5,7 @@ reasoning as `hyperpod-nccl logs`. Evidence points at the bundle item and line."
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import finding, plural
+from hyperpod_nccl.checks.findings import finding, plural
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
@@ -49,7 +49,6 @@ def _coverage(snapshot: Snapshot) -> list[Finding]:
             Status.INCOMPLETE,
             Priority.P2,
             "some logs were not scanned: " + "; ".join(gaps),
-            check=CHECK,
             details={"gaps": gaps},
         )
     ]
@@ -67,7 +66,6 @@ def scan_logs(snapshot: Snapshot) -> list[Finding]:
                 Status.SKIPPED,
                 Priority.P2,
                 "no pod or CloudWatch log was collected, so none was scanned",
-                check=CHECK,
             ),
         ]
     catalog = load_catalog()
@@ -89,7 +87,6 @@ def scan_logs(snapshot: Snapshot) -> list[Finding]:
             Priority.P2,
             f"scanned {lines:,} lines: {plural(len(sources) - len(cloudwatch), 'pod log')}, "
             f"{plural(len(cloudwatch), 'CloudWatch stream')}",
-            check=CHECK,
             details={
                 "items": {s.name: {"lines": s.lines, "matched": s.matched_lines} for s in sources},
                 # lifted into the report's summary by api.analyze_snapshot
@@ -104,7 +101,6 @@ def scan_logs(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS if not coverage else Status.INFO,
                 Priority.P2,
                 f"no failure signature in {lines:,} lines from {plural(len(names), 'log')}",
-                check=CHECK,
             )
         )
     for f in findings:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import cached, evidence, finding, listed, plural, read_only
+from hyperpod_nccl.checks.findings import cached, evidence, finding, listed, plural, read_only
 from hyperpod_nccl.checks.jobsel import job_scope
 from hyperpod_nccl.kube.netpol import NAMESPACE_NAME_LABEL, blocked_between, dns_blocked, endpoint
 from hyperpod_nccl.kube.objects import (
@@ -48,7 +48,6 @@ def network_policies(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P0,
         "NetworkPolicies between the job's pods",
-        check="network.policies",
     )
     if skipped:
         return skipped
@@ -79,7 +78,6 @@ def network_policies(snapshot: Snapshot) -> list[Finding]:
                     f"NetworkPolicies {listed(culprits)} block traffic between pods of {job}"
                     + (" and DNS lookups" if no_dns else "")
                     + " (NCCL needs every TCP port between ranks)",
-                    check="network.policies",
                     hosts=sorted(
                         {b.source.name for b in blocked} | {b.destination.name for b in blocked}
                     ),
@@ -100,7 +98,6 @@ def network_policies(snapshot: Snapshot) -> list[Finding]:
                     Status.INCOMPLETE,
                     Priority.P0,
                     f"NetworkPolicies for {job} only partly evaluated: {uncertain[0]}",
-                    check="network.policies",
                     details={"job": str(job), "uncertain": uncertain},
                 )
             )
@@ -124,7 +121,6 @@ def network_policies(snapshot: Snapshot) -> list[Finding]:
                         if selecting
                         else " (no policy selects them)"
                     ),
-                    check="network.policies",
                     details={"job": str(job)},
                 )
             )
@@ -170,7 +166,6 @@ def headless_service(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P0,
         "Service behind MASTER_ADDR",
-        check="network.headless-service",
     )
     if skipped:
         return skipped
@@ -207,7 +202,6 @@ def headless_service(snapshot: Snapshot) -> list[Finding]:
                     Status.FAIL,
                     Priority.P0,
                     f"the rendezvous address of {job} does not resolve: " + listed(problems, 3),
-                    check="network.headless-service",
                     evidence=[evidence(list_item("services"), p) for p in problems[:5]],
                     commands=[
                         read_only(
@@ -225,7 +219,6 @@ def headless_service(snapshot: Snapshot) -> list[Finding]:
                     Status.PASS,
                     Priority.P0,
                     f"rendezvous address of {job} resolves to its pods: " + listed(checked, 3),
-                    check="network.headless-service",
                 )
             )
         else:
@@ -236,7 +229,6 @@ def headless_service(snapshot: Snapshot) -> list[Finding]:
                     Priority.P2,
                     f"{job}: MASTER_ADDR is not in the pod specs (the launcher sets it at run "
                     "time), and no pod sets spec.subdomain; nothing to check",
-                    check="network.headless-service",
                 )
             )
     return findings

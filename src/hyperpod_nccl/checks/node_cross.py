@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.node_common import name_list, parsed, reached_nodes, reference
+from hyperpod_nccl.checks.findings import reference
 from hyperpod_nccl.checks.node_efa import efa_device_count
+from hyperpod_nccl.checks.node_results import name_list, parsed, reached_nodes
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.probes.parsers import gpu as gpu_parser
 from hyperpod_nccl.probes.parsers import host as host_parser

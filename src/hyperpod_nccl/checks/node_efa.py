@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.node_common import (
+from hyperpod_nccl.checks.node_gpu import instance_type
+from hyperpod_nccl.checks.node_instance_types import EFA_DEVICES
+from hyperpod_nccl.checks.node_results import (
     NodeResults,
     parsed,
     why_missing,
 )
-from hyperpod_nccl.checks.node_gpu import instance_type
-from hyperpod_nccl.checks.node_instance_types import EFA_DEVICES
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.parsers import efa as efa_parser
 from hyperpod_nccl.probes.parsers.host import parse_key_values

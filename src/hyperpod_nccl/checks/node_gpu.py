@@ -8,13 +8,13 @@ from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.node_common import (
+from hyperpod_nccl.checks.node_instance_types import GPUS, normalise
+from hyperpod_nccl.checks.node_results import (
     NodeResults,
     output,
     parsed,
     why_missing,
 )
-from hyperpod_nccl.checks.node_instance_types import GPUS, normalise
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.parsers import dcgm as dcgm_parser
 from hyperpod_nccl.probes.parsers import gpu as gpu_parser

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.node_common import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.node_efa import efa_device_count
+from hyperpod_nccl.checks.node_results import (
     NodeResults,
     human_size,
     name_list,
@@ -20,10 +22,8 @@ from hyperpod_nccl.checks.node_common import (
     output,
     parsed,
     reached,
-    reference,
     why_missing,
 )
-from hyperpod_nccl.checks.node_efa import efa_device_count
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.parsers import firewall as fw_parser
 from hyperpod_nccl.probes.parsers import gpu as gpu_parser

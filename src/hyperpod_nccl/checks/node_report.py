@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hyperpod_nccl.checks import CheckSpec, run_checks
-from hyperpod_nccl.checks.node_common import nodes_in, reached
+from hyperpod_nccl.checks.node_results import nodes_in, reached
 from hyperpod_nccl.codes import load_registry
 from hyperpod_nccl.model import NotChecked, Report, Status
 from hyperpod_nccl.snapshot import Snapshot

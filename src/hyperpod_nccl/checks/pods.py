@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import (
+from hyperpod_nccl.checks.findings import (
     cached,
     finding,
     listed,
@@ -236,9 +236,7 @@ def _commands(code: str, problems: list[PodProblem]) -> list[SuggestedCommand]:
     [*TITLES.keys(), "POD_FAILURES"],
 )
 def pod_status(snapshot: Snapshot) -> list[Finding]:
-    gap = unavailable(
-        snapshot, [PODS], "POD_FAILURES", Priority.P0, "pod states", check="pods.status"
-    )
+    gap = unavailable(snapshot, [PODS], "POD_FAILURES", Priority.P0, "pod states")
     if gap:
         return [gap]
     pods, job_pod_names = _scope(snapshot)
@@ -254,7 +252,6 @@ def pod_status(snapshot: Snapshot) -> list[Finding]:
                 Status.PASS,
                 Priority.P0,
                 f"no failed, crashing, OOM-killed or unschedulable pod among {plural(len(pods), 'pod')}",
-                check="pods.status",
             )
         ]
     findings = []
@@ -270,7 +267,6 @@ def pod_status(snapshot: Snapshot) -> list[Finding]:
                 Status.FAIL,
                 PRIORITY[code] if in_job else Priority.P1,
                 f"{plural(len(pod_names), 'pod')} {TITLES[code]}: {listed(pod_names, 6)}",
-                check="pods.status",
                 hosts=pod_names,
                 evidence=[Evidence(PODS, p.text) for p in problems[:8]],
                 commands=_commands(code, problems),

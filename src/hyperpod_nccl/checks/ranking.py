@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl import root_cause
-from hyperpod_nccl.checks.common import finding, listed, plural
+from hyperpod_nccl.checks.findings import finding, listed, plural
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.snapshot import Snapshot, missing_kind
 from hyperpod_nccl.snapshot.items import PROBE_TARGETS

@@ -18,7 +18,7 @@ from typing import Any
 
 from hyperpod_nccl.checks import check
 from hyperpod_nccl.checks.capabilities import ec2_type, instance_capabilities
-from hyperpod_nccl.checks.common import doc, evidence, finding, listed, read_only, unavailable
+from hyperpod_nccl.checks.findings import doc, evidence, finding, listed, read_only, unavailable
 from hyperpod_nccl.checks.sg_rules import Peers, Verdict, evaluate, rules_text
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
@@ -205,7 +205,6 @@ def security_groups(snapshot: Snapshot) -> list[Finding]:
         SELF_CODE,
         Priority.P0,
         "security-group self-reference",
-        check=CHECK,
     )
     if gap:
         return [gap]
@@ -237,7 +236,6 @@ def security_groups(snapshot: Snapshot) -> list[Finding]:
                 Status.INCOMPLETE,
                 Priority.P0,
                 f"security groups not returned by EC2: {listed(absent)}",
-                check=CHECK,
                 details={"not_evaluated": uncertain},
             )
         ]
@@ -248,7 +246,6 @@ def security_groups(snapshot: Snapshot) -> list[Finding]:
             Priority.P0,
             "security groups let EFA and NCCL's TCP through between the cluster's nodes, "
             f"inbound and outbound ({listed(allowed)})",
-            check=CHECK,
             details={"cluster_groups": own, "paths": allowed},
         )
     ]
@@ -275,7 +272,6 @@ def _failures(
             "security groups block EFA between the cluster's nodes (EFA needs all traffic with "
             "the group itself as source and as destination; CIDR rules do not count): "
             + listed([g.text() for g in gaps]),
-            check=CHECK,
             evidence=[
                 evidence(SECURITY_GROUPS, f"{', '.join(g.owner.groups)} {g.direction}: {g.rules}")
                 for g in gaps
@@ -294,7 +290,6 @@ def _failures(
                 f"EFA traffic is blocked while TCP sockets work ({listed(paths)}): NCCL's "
                 "bootstrap connects, then EFA connections fail or hang, or NCCL falls back to "
                 "sockets",
-                check=CHECK,
                 evidence=[
                     evidence(
                         SECURITY_GROUPS, f"{g.owner.label} {g.direction}: TCP by {g.verdict.tcp}"

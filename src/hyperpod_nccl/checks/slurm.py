@@ -16,6 +16,6 @@ from hyperpod_nccl.checks import (  # noqa: F401  (imported to register the chec
     slurm_nodes,
     slurm_removeipc,
 )
-from hyperpod_nccl.slurm.checkdata import AREA, load_jobs, load_nodes
+from hyperpod_nccl.checks.slurm_data import AREA, load_jobs, load_nodes
 
 __all__ = ["AREA", "load_jobs", "load_nodes"]

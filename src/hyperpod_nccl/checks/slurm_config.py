@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
     json_item,
     missing,
-    ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.config import (
     ScriptVariable,
     memlock_propagation,
@@ -31,9 +31,9 @@ def _config(snapshot: Snapshot) -> dict[str, str] | None:
 def memlock(snapshot: Snapshot) -> list[Finding]:
     """Does the compute node's locked-memory limit reach jobs, or the submitting shell's?"""
     settings = _config(snapshot)
-    code, anchor = "SLURM_MEMLOCK_NOT_PROPAGATED", "slurm-memlock-not-propagated"
+    code = "SLURM_MEMLOCK_NOT_PROPAGATED"
     if settings is None:
-        return [missing(code, "memlock propagation", snapshot, SLURM_CONFIG, anchor)]
+        return [missing(code, "memlock propagation", snapshot, SLURM_CONFIG)]
     propagation = memlock_propagation(settings)
     shown = (
         f"PropagateResourceLimits={propagation.limits or 'ALL (default)'}, "
@@ -47,7 +47,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P1,
                 title=f"jobs keep the compute node's locked-memory limit ({shown})",
-                reference=ref(anchor),
+                reference=reference(code),
                 evidence=evidence,
             )
         ]
@@ -83,7 +83,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                     f"{soft_kib} KiB, not the compute node's: Slurm propagates MEMLOCK ({shown}); "
                     "RDMA (EFA) memory registration needs unlimited"
                 ),
-                reference=ref(anchor),
+                reference=reference(code),
                 hosts=[str(context.get("host"))],
                 evidence=[
                     *evidence,
@@ -108,7 +108,7 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
                     else "a low limit on the submit host reaches every job"
                 )
             ),
-            reference=ref(anchor),
+            reference=reference(code),
             evidence=evidence,
             suggested_commands=[check_cmd, fix],
         )
@@ -119,9 +119,9 @@ def memlock(snapshot: Snapshot) -> list[Finding]:
 def task_plugin(snapshot: Snapshot) -> list[Finding]:
     """Does Slurm bind tasks to CPUs and confine them to their GPUs?"""
     settings = _config(snapshot)
-    code, anchor = "SLURM_TASK_PLUGIN", "slurm-task-plugin"
+    code = "SLURM_TASK_PLUGIN"
     if settings is None:
-        return [missing(code, "TaskPlugin", snapshot, SLURM_CONFIG, anchor)]
+        return [missing(code, "TaskPlugin", snapshot, SLURM_CONFIG)]
     value = settings.get("TaskPlugin", "")
     plugins = {p.strip() for p in value.split(",") if p.strip()}
     evidence = [
@@ -134,7 +134,7 @@ def task_plugin(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P2,
                 title=f"TaskPlugin={value}: Slurm binds or confines job tasks",
-                reference=ref(anchor),
+                reference=reference(code),
                 evidence=evidence,
             )
         ]
@@ -148,7 +148,7 @@ def task_plugin(snapshot: Snapshot) -> list[Finding]:
                 "them to their allocated GPUs (task/affinity, task/cgroup); tasks may share "
                 "GPUs or sit on the far NUMA node"
             ),
-            reference=ref(anchor),
+            reference=reference(code),
             evidence=evidence,
         )
     ]
@@ -158,9 +158,9 @@ def task_plugin(snapshot: Snapshot) -> list[Finding]:
 def script_environment(snapshot: Snapshot) -> list[Finding]:
     """NCCL_*/FI_* variables the prolog/epilog scripts set, and whether they reach the tasks."""
     settings = _config(snapshot)
-    code, anchor = "SLURM_PROLOG_ENV", "slurm-prolog-env"
+    code = "SLURM_PROLOG_ENV"
     if settings is None:
-        return [missing(code, "prolog and epilog scripts", snapshot, SLURM_CONFIG, anchor)]
+        return [missing(code, "prolog and epilog scripts", snapshot, SLURM_CONFIG)]
     unread: list[str] = []
     variables = []
     for setting, paths in script_paths(settings).items():
@@ -193,7 +193,7 @@ def script_environment(snapshot: Snapshot) -> list[Finding]:
                 status=Status.INCOMPLETE,
                 priority=Priority.P2,
                 title=f"{len(unread)} job script(s) could not be read: {'; '.join(unread[:3])}",
-                reference=ref(anchor),
+                reference=reference(code),
                 details={"unread": unread},
             )
         )
@@ -204,7 +204,7 @@ def script_environment(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P2,
                 title="no Slurm job script sets NCCL_* or FI_* variables",
-                reference=ref(anchor),
+                reference=reference(code),
             )
         )
     return findings
@@ -216,7 +216,7 @@ def _variables_finding(status: Status, title: str, variables: list[ScriptVariabl
         status=status,
         priority=Priority.P2,
         title=title,
-        reference=ref("slurm-prolog-env"),
+        reference=reference("SLURM_PROLOG_ENV"),
         evidence=[Evidence(f"{v.path}:{v.line}", v.text) for v in variables][:MAX_EVIDENCE],
         details={"variables": {v.name: v.value for v in variables}},
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     json_item,
     missing,
-    ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import SLURM_MUNGE, SLURM_PING
 
@@ -23,7 +23,7 @@ def controller(snapshot: Snapshot) -> list[Finding]:
     """Is slurmctld answering? (`scontrol ping`)"""
     ping = json_item(snapshot, SLURM_PING)
     if ping is None:
-        return [missing("SLURMCTLD_DOWN", "slurmctld", snapshot, SLURM_PING, "slurmctld-down")]
+        return [missing("SLURMCTLD_DOWN", "slurmctld", snapshot, SLURM_PING)]
     source = f"slurm/ping.json ({' '.join(ping['argv'])} on {ping['host']})"
     output = (ping.get("stdout") or "") + (ping.get("stderr") or "")
     evidence = [Evidence(source, line.strip()) for line in output.splitlines() if line.strip()][:5]
@@ -37,7 +37,7 @@ def controller(snapshot: Snapshot) -> list[Finding]:
                     f"slurmctld did not answer `scontrol ping` within {ping['elapsed_s']:.0f} s; "
                     "node, job and configuration checks could not run"
                 ),
-                reference=ref("slurm-command-timeout"),
+                reference=reference("SLURM_COMMAND_TIMEOUT"),
                 hosts=[ping["host"]],
                 evidence=evidence,
                 suggested_commands=[_ping_command()],
@@ -52,7 +52,7 @@ def controller(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P0,
                 title=f"slurmctld answers on {', '.join(c[1] for c in up)}",
-                reference=ref("slurmctld-down"),
+                reference=reference("SLURMCTLD_DOWN"),
                 evidence=evidence,
             )
         ]
@@ -67,7 +67,7 @@ def controller(snapshot: Snapshot) -> list[Finding]:
                 f"slurmctld does not answer ({what or 'scontrol ping failed'}): no jobs start "
                 "and running jobs cannot start new steps"
             ),
-            reference=ref("slurmctld-down"),
+            reference=reference("SLURMCTLD_DOWN"),
             hosts=down_hosts,
             evidence=evidence,
             suggested_commands=[
@@ -94,7 +94,7 @@ def munge(snapshot: Snapshot) -> list[Finding]:
     """Can this host create a munge credential? Every Slurm message is signed with one."""
     record = json_item(snapshot, SLURM_MUNGE)
     if record is None:
-        return [missing("SLURM_MUNGE_FAILED", "munge", snapshot, SLURM_MUNGE, "slurm-munge-failed")]
+        return [missing("SLURM_MUNGE_FAILED", "munge", snapshot, SLURM_MUNGE)]
     source = f"slurm/munge.json (munge -n on {record['host']})"
     if record.get("rc") == 0 and (record.get("stdout") or "").startswith("MUNGE:"):
         return [
@@ -103,7 +103,7 @@ def munge(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P0,
                 title=f"munge creates credentials on {record['host']}",
-                reference=ref("slurm-munge-failed"),
+                reference=reference("SLURM_MUNGE_FAILED"),
             )
         ]
     message = (record.get("stderr") or record.get("stdout") or "").strip()
@@ -120,7 +120,7 @@ def munge(snapshot: Snapshot) -> list[Finding]:
                 f"munge cannot create a credential on {record['host']}: Slurm commands and "
                 "daemons there cannot authenticate"
             ),
-            reference=ref("slurm-munge-failed"),
+            reference=reference("SLURM_MUNGE_FAILED"),
             hosts=[record["host"]],
             evidence=[Evidence(source, line) for line in message.splitlines()[:5]],
             suggested_commands=[

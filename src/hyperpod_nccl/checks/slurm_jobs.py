@@ -6,17 +6,18 @@ from collections import defaultdict
 from typing import Any
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm import suggestions
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
     PENDING_LONG_S,
+    guide_section,
     incomplete,
     json_item,
     load_jobs,
-    ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.slurm import suggestions
 from hyperpod_nccl.slurm.jobs import (
     INTENDED_WAITS,
     SlurmJob,
@@ -38,7 +39,7 @@ def pending_jobs(snapshot: Snapshot) -> list[Finding]:
     """Pending jobs that cannot start until someone acts, or that waited unusually long."""
     jobs, source, why = load_jobs(snapshot)
     if jobs is None:
-        return [incomplete("SLURM_JOB_PENDING", "pending jobs", why, "slurm-job-pending", source)]
+        return [incomplete("SLURM_JOB_PENDING", "pending jobs", why, source)]
     now = _collected_at(snapshot)
     pending = [j for j in jobs if j.state == "PENDING"]
     blocked: list[tuple[SlurmJob, str]] = []
@@ -66,7 +67,7 @@ def pending_jobs(snapshot: Snapshot) -> list[Finding]:
                     f"until someone acts: "
                     + "; ".join(f"job {j.job_id}: {w}" for j, w in blocked[:3])
                 ),
-                reference=ref("slurm-job-pending"),
+                reference=reference("SLURM_JOB_PENDING"),
                 hosts=hosts,
                 evidence=[
                     Evidence(
@@ -93,7 +94,7 @@ def pending_jobs(snapshot: Snapshot) -> list[Finding]:
                         f"job {j.job_id} {age // 60} min ({j.reason})" for j, age in waiting[:3]
                     )
                 ),
-                reference=ref("slurm-job-pending"),
+                reference=reference("SLURM_JOB_PENDING"),
                 evidence=[
                     Evidence(
                         source,
@@ -116,7 +117,7 @@ def pending_jobs(snapshot: Snapshot) -> list[Finding]:
                     f"no job is blocked or pending over {PENDING_LONG_S // 3600} h "
                     f"({len(pending)} pending, {len(jobs)} listed)"
                 ),
-                reference=ref("slurm-job-pending"),
+                reference=reference("SLURM_JOB_PENDING"),
             )
         )
     return findings
@@ -184,7 +185,7 @@ def job_output(snapshot: Snapshot) -> list[Finding]:
                         status=Status.INCOMPLETE,
                         priority=Priority.P2,
                         title=f"{label}: {snapshot.items[name].source or name} not read: {snapshot.why_missing(name)}",
-                        reference=ref("input-unreadable"),
+                        reference=guide_section("input-unreadable"),
                     )
                 )
         if not collected:

@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm import suggestions
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     MAX_EVIDENCE,
+    guide_section,
     incomplete,
     load_nodes,
-    ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.slurm import suggestions
 from hyperpod_nccl.slurm.conditions import Condition, condition_of, interpret_reason, sinfo_word
 from hyperpod_nccl.slurm.instances import ClusterInstance, instances_from_documents, map_nodes
 from hyperpod_nccl.slurm.nodes import (
@@ -39,49 +40,43 @@ def _cluster_name(snapshot: Snapshot) -> str | None:
     return cluster if isinstance(cluster, str) else None
 
 
-_CONDITION_FINDING: dict[Condition, tuple[str, Status, Priority, str, str]] = {
-    # condition: code, status, priority, what it means (title), guide anchor
+_CONDITION_FINDING: dict[Condition, tuple[str, Status, Priority, str]] = {
+    # condition: code, status, priority, what it means (title); the guide section is the code's
     Condition.NOT_RESPONDING: (
         "SLURM_NODE_NOT_RESPONDING",
         Status.FAIL,
         Priority.P0,
         "not responding: slurmctld cannot reach their slurmd, and jobs on them are lost",
-        "slurm-node-not-responding",
     ),
     Condition.DOWN: (
         "SLURM_NODE_DOWN",
         Status.FAIL,
         Priority.P0,
         "DOWN: no jobs run there",
-        "slurm-node-down",
     ),
     Condition.FAIL: (
         "SLURM_NODE_FAIL",
         Status.FAIL,
         Priority.P1,
         "FAIL/FAILING: taken out of service (on HyperPod, to be rebooted or replaced)",
-        "slurm-node-fail",
     ),
     Condition.INVALID: (
         "SLURM_NODE_INVALID",
         Status.FAIL,
         Priority.P1,
         "INVAL: they registered with less than slurm.conf declares",
-        "slurm-node-invalid",
     ),
     Condition.DRAIN: (
         "SLURM_NODE_DRAIN",
         Status.FAIL,
         Priority.P1,
         "draining or drained: no new jobs start there",
-        "slurm-node-drain",
     ),
     Condition.MAINTENANCE: (
         "SLURM_NODE_MAINTENANCE",
         Status.INFO,
         Priority.P2,
         "in planned maintenance, rebooting or powered down",
-        "slurm-node-maintenance",
     ),
 }
 
@@ -104,7 +99,16 @@ def node_states(snapshot: Snapshot) -> list[Finding]:
     nodes, source, why = load_nodes(snapshot)
     if nodes is None:
         what = "Slurm node states"
-        return [incomplete("SLURM_NODE_STATE", what, why, "slurm-procedures", source, Priority.P1)]
+        return [
+            incomplete(
+                "SLURM_NODE_STATE",
+                what,
+                why,
+                source,
+                Priority.P1,
+                section=guide_section("slurm-procedures"),
+            )
+        ]
     instances = map_nodes(nodes, load_instances(snapshot))
     cluster = _cluster_name(snapshot)
     grouped: dict[Condition, list[SlurmNode]] = defaultdict(list)
@@ -123,7 +127,7 @@ def node_states(snapshot: Snapshot) -> list[Finding]:
                 status=Status.PASS,
                 priority=Priority.P1,
                 title=f"all {healthy} of {len(nodes)} Slurm nodes in service are schedulable",
-                reference=ref("slurm-procedures"),
+                reference=guide_section("slurm-procedures"),
                 details={"nodes": len(nodes), "schedulable": healthy},
             )
         )
@@ -137,7 +141,7 @@ def _node_finding(
     instances: dict[str, ClusterInstance],
     cluster: str | None,
 ) -> Finding:
-    code, status, priority, meaning, anchor = _CONDITION_FINDING[condition]
+    code, status, priority, meaning = _CONDITION_FINDING[condition]
     names = [n.name for n in nodes]
     details = []
     evidence = []
@@ -183,7 +187,7 @@ def _node_finding(
         status=status,
         priority=priority,
         title=title,
-        reference=ref(anchor),
+        reference=reference(code),
         hosts=names,
         first_seen=iso_from_epoch(min(times)) if times else None,
         evidence=evidence[:MAX_EVIDENCE],

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.checkdata import (
+from hyperpod_nccl.checks.findings import reference
+from hyperpod_nccl.checks.slurm_data import (
     AREA,
     json_item,
     load_nodes,
     missing,
-    ref,
 )
+from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.slurm.logind import remove_ipc
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import SLURM_LOGIND_PREFIX, node_item
@@ -26,16 +26,16 @@ def _compute_hosts(snapshot: Snapshot) -> set[str] | None:
 @check("slurm.removeipc", AREA, ["SLURM_REMOVEIPC"])
 def removeipc(snapshot: Snapshot) -> list[Finding]:
     """systemd-logind's RemoveIPC on the hosts read: `yes` deletes jobs' shared memory."""
-    code, anchor = "SLURM_REMOVEIPC", "slurm-removeipc"
+    code = "SLURM_REMOVEIPC"
     names = [n for n in snapshot.names(SLURM_LOGIND_PREFIX) if n.endswith(".json")]
     if not names:
-        return [missing(code, "RemoveIPC", snapshot, SLURM_LOGIND_PREFIX, anchor)]
+        return [missing(code, "RemoveIPC", snapshot, SLURM_LOGIND_PREFIX)]
     compute = _compute_hosts(snapshot)
     findings = []
     for name in names:
         record = json_item(snapshot, name)
         if record is None:
-            findings.append(missing(code, "RemoveIPC", snapshot, name, anchor))
+            findings.append(missing(code, "RemoveIPC", snapshot, name))
             continue
         host = str(record.get("host"))
         if snapshot.has(node_item(host, "removeipc")):
@@ -48,7 +48,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                     status=Status.INCOMPLETE,
                     priority=Priority.P2,
                     title=f"RemoveIPC on {host} not checked: {problems}",
-                    reference=ref(anchor),
+                    reference=reference(code),
                     hosts=[host],
                 )
             )
@@ -66,7 +66,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                     status=Status.PASS,
                     priority=Priority.P1,
                     title=f"RemoveIPC=no on {host} ({where})",
-                    reference=ref(anchor),
+                    reference=reference(code),
                     hosts=[host],
                     evidence=evidence,
                 )
@@ -82,7 +82,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                         "delete a job's shared memory (/dev/shm/nccl-*) when its user's last "
                         "login session ends, crashing NCCL"
                     ),
-                    reference=ref(anchor),
+                    reference=reference(code),
                     hosts=[host],
                     evidence=evidence,
                     suggested_commands=[
@@ -115,7 +115,7 @@ def removeipc(snapshot: Snapshot) -> list[Finding]:
                         f"RemoveIPC=yes on {host}, which runs no Slurm jobs; the compute nodes "
                         "were not read (run on a compute node, or use the node probes)"
                     ),
-                    reference=ref(anchor),
+                    reference=reference(code),
                     hosts=[host],
                     evidence=evidence,
                 )

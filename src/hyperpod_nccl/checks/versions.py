@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from hyperpod_nccl.checks import check
-from hyperpod_nccl.checks.common import evidence, finding, listed, plural
 from hyperpod_nccl.checks.env import container_env
+from hyperpod_nccl.checks.findings import evidence, finding, listed, plural
 from hyperpod_nccl.checks.jobsel import PODS, job_scope
 from hyperpod_nccl.kube.objects import Obj, container_statuses, containers, name
 from hyperpod_nccl.model import Finding, Priority, Status
@@ -62,7 +62,6 @@ def consistency(snapshot: Snapshot) -> list[Finding]:
         code,
         Priority.P1,
         "image and setting consistency",
-        check="versions.consistency",
     )
     if skipped:
         return skipped
@@ -104,7 +103,6 @@ def consistency(snapshot: Snapshot) -> list[Finding]:
                     )
                     + ": "
                     + lines[0],
-                    check="versions.consistency",
                     evidence=[evidence(PODS, line) for line in lines[:8]],
                     details={"job": str(job), "images": images, "settings": settings},
                 )
@@ -116,7 +114,6 @@ def consistency(snapshot: Snapshot) -> list[Finding]:
                     Status.PASS,
                     Priority.P1,
                     f"the {plural(len(pods), 'pod')} of {job} run the same image and NCCL settings",
-                    check="versions.consistency",
                 )
             )
     return findings or [
@@ -125,6 +122,5 @@ def consistency(snapshot: Snapshot) -> list[Finding]:
             Status.INFO,
             Priority.P2,
             "every job has a single pod; nothing to compare",
-            check="versions.consistency",
         )
     ]

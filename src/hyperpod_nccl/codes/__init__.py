@@ -221,3 +221,11 @@ def parse_registry(text: str, cached: bool = False) -> CodeRegistry:
 def load_registry() -> CodeRegistry:
     text = resources.files("hyperpod_nccl.codes").joinpath("codes.yaml").read_text("utf-8")
     return parse_registry(text, cached=True)
+
+
+def reference(code: str) -> str | None:
+    """The guide section a finding of `code` points at (`file.md#anchor`), from the registry;
+    None for a code the registry does not hold (never a broken link). Every check, probe and
+    perf finding takes its reference from here."""
+    info = load_registry().get(code)
+    return info.reference if info else None

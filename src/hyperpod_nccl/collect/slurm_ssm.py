@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from hyperpod_nccl.checks.slurm_data import load_nodes
 from hyperpod_nccl.collect.probes import DEFAULT_START_RATE, RateLimiter
 from hyperpod_nccl.collect.recorder import Recorder
 from hyperpod_nccl.collect.runner import (
@@ -60,7 +61,6 @@ from hyperpod_nccl.collect.runner import (
 from hyperpod_nccl.collect.slurm import collect_slurm, local_slurm_available
 from hyperpod_nccl.collect.transports.base import TransportError
 from hyperpod_nccl.collect.transports.ssm import SsmTarget, SsmTransport
-from hyperpod_nccl.slurm.checkdata import load_nodes
 from hyperpod_nccl.slurm.conditions import Condition, condition_of
 from hyperpod_nccl.slurm.instances import ClusterInstance, instances_from_documents, map_nodes
 from hyperpod_nccl.snapshot import Snapshot

@@ -7,7 +7,7 @@ import html
 import json
 
 from hyperpod_nccl import api
-from hyperpod_nccl.commands.common import add_format_options, write_report
+from hyperpod_nccl.commands.options import add_format_options, write_report
 from hyperpod_nccl.exit_codes import ExitCode
 
 EXAMPLES = """examples:

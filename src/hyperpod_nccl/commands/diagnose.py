@@ -7,7 +7,7 @@ import argparse
 
 from hyperpod_nccl import api
 from hyperpod_nccl.api import DEFAULT_SAMPLE_NODES, DiagnoseRequest
-from hyperpod_nccl.commands.common import (
+from hyperpod_nccl.commands.options import (
     add_bundle_options,
     add_check_options,
     add_output_options,

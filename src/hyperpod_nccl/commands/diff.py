@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hyperpod_nccl.commands.common import add_output_options, check_output
+from hyperpod_nccl.commands.options import add_output_options, check_output
 from hyperpod_nccl.exit_codes import ExitCode, UsageError
 from hyperpod_nccl.model import Priority
 

@@ -6,7 +6,7 @@ import argparse
 
 from hyperpod_nccl import api
 from hyperpod_nccl.api import LogsRequest
-from hyperpod_nccl.commands.common import (
+from hyperpod_nccl.commands.options import (
     add_bundle_options,
     add_output_options,
     deliver,

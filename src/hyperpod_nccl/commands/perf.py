@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from hyperpod_nccl import api
 from hyperpod_nccl.api import PerfRequest
-from hyperpod_nccl.commands.common import (
+from hyperpod_nccl.commands.options import (
     add_bundle_options,
     add_output_options,
     deliver,

@@ -14,7 +14,7 @@ from hyperpod_nccl.collect.probes import (
     DEFAULT_NODE_TIMEOUT_S,
     DEFAULT_START_RATE,
 )
-from hyperpod_nccl.commands.common import (
+from hyperpod_nccl.commands.options import (
     add_bundle_options,
     add_check_options,
     add_output_options,

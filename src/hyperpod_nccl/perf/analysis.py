@@ -23,7 +23,7 @@ from hyperpod_nccl.inputs import UnreadableInput, expand
 from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.perf import bandwidth, flight_recorder, nccl_json, progress, results, straggler
 from hyperpod_nccl.perf.collective import infer_collective
-from hyperpod_nccl.perf.common import reference
+from hyperpod_nccl.perf.evidence import reference
 from hyperpod_nccl.perf.model import Run
 from hyperpod_nccl.perf.nccl_tests import TextParser
 from hyperpod_nccl.perf.reader import Content, open_content

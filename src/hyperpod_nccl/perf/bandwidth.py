@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status
 from hyperpod_nccl.perf import expected
-from hyperpod_nccl.perf.common import (
+from hyperpod_nccl.perf.evidence import (
     MAX_EVIDENCE,
     reference,
     row_evidence,

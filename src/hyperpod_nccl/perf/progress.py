@@ -31,7 +31,7 @@ from typing import Any
 from hyperpod_nccl.inputs import UnreadableInput, expand
 from hyperpod_nccl.model import Basis, Evidence, Finding, NotChecked, Priority, Status
 from hyperpod_nccl.perf import flight_recorder
-from hyperpod_nccl.perf.common import reference
+from hyperpod_nccl.perf.evidence import reference
 from hyperpod_nccl.perf.reader import Content, open_content
 from hyperpod_nccl.rules.titles import format_hosts, format_ranks
 

@@ -4,7 +4,7 @@ failed, hung or did not finish)."""
 from __future__ import annotations
 
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.perf.common import MAX_EVIDENCE, reference, row_evidence, run_name, size_text
+from hyperpod_nccl.perf.evidence import MAX_EVIDENCE, reference, row_evidence, run_name, size_text
 from hyperpod_nccl.perf.model import Run, RunError, RunStatus
 from hyperpod_nccl.rules.titles import format_hosts
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.perf.common import MAX_EVIDENCE, reference, run_evidence
+from hyperpod_nccl.perf.evidence import MAX_EVIDENCE, reference, run_evidence
 from hyperpod_nccl.perf.model import Run, RunStatus
 from hyperpod_nccl.rules.titles import format_hosts
 

@@ -8,7 +8,7 @@ check that the two agree.
 from __future__ import annotations
 
 from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.perf.common import reference
+from hyperpod_nccl.perf.evidence import reference
 
 # (largest world size in the band, starting timeout in minutes, how the guide words it)
 TIMEOUT_BANDS: tuple[tuple[int | None, int, str], ...] = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from hyperpod_nccl.model import Report
-from hyperpod_nccl.perf.common import size_text
+from hyperpod_nccl.perf.evidence import size_text
 from hyperpod_nccl.report import FORMATS, render
 from hyperpod_nccl.report.html import render_html
 

@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import hostlist
-
+from hyperpod_nccl.slurm import hostlists
 from hyperpod_nccl.slurm.nodes import SlurmParseError, _load
 from hyperpod_nccl.slurm.values import epoch_from_slurm_time, number, text, words
 
@@ -44,8 +43,8 @@ _UNAVAILABLE = re.compile(r"UnavailableNodes:(\S+?)\)?(?:\s|,\s|$)")
 
 def _expand(expression: str) -> list[str]:
     try:
-        return [str(h) for h in hostlist.expand_hostlist(expression.strip().rstrip(")"))]
-    except hostlist.BadHostlist:
+        return hostlists.expand(expression.strip().rstrip(")"))
+    except hostlists.HostlistError:
         return [expression]
 
 

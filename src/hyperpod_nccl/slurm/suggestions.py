@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import hostlist
-
 from hyperpod_nccl.model import SuggestedCommand
+from hyperpod_nccl.slurm import hostlists
 from hyperpod_nccl.slurm.instances import ClusterInstance
 
 
 def node_list(names: Sequence[str]) -> str:
     """A compact Slurm hostlist: node[02-03,05]."""
-    return str(hostlist.collect_hostlist(list(names)))
+    return hostlists.compress(names)
 
 
 def inspect(names: Sequence[str]) -> SuggestedCommand:

@@ -10,10 +10,9 @@ import re
 import shlex
 from collections.abc import Sequence
 
-import hostlist
-
 from hyperpod_nccl.codes import FIELD, CodeInfo, CommandTemplate
 from hyperpod_nccl.model import Finding, SuggestedCommand
+from hyperpod_nccl.slurm import hostlists
 from hyperpod_nccl.suggest.place import MAX_NAMED, place, pods
 from hyperpod_nccl.suggest.shell import WORKER_PID
 from hyperpod_nccl.targets import is_instance_id
@@ -55,7 +54,7 @@ def _values(finding: Finding) -> dict[str, str]:
     return {
         "pods": " ".join(pods(hosts)[:MAX_NAMED]),
         "nodes": " ".join(nodes[:MAX_NAMED]),
-        "hostlist": hostlist.collect_hostlist(nodes) if nodes else "",
+        "hostlist": hostlists.compress(nodes) if nodes else "",
         "instances": " ".join(instance_of(h) for h in hosts[:MAX_NAMED]) or "<instance-id>",
         "peer": peer,
         "port": port,

@@ -1,5 +1,5 @@
-"""Shared plumbing for the node checks: which nodes a Snapshot holds, each probe's output or
-the reason it is missing, and how per-node results become findings.
+"""The node checks' collector, built on `checks.findings`: which nodes a Snapshot holds, each
+probe's output or the reason it is missing, and how per-node results become findings.
 
 FAIL and WARN findings are per node (`hosts=[node]`), so every failing node is counted and named.
 Healthy nodes fold into one PASS finding per check, and nodes where the check could not run
@@ -14,18 +14,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from hyperpod_nccl import kb
-from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
+from hyperpod_nccl.checks.findings import evidence as evidence_line
+from hyperpod_nccl.checks.findings import listed, reference
+from hyperpod_nccl.model import Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.probes.catalog import get_probe
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import node_item, node_session
 
 T = TypeVar("T")
 MAX_HOSTS_IN_TITLE = 5
-
-
-def reference(code: str) -> str:
-    return kb.reference_for_code(code)
 
 
 def nodes_in(snapshot: Snapshot) -> list[str]:
@@ -55,9 +52,7 @@ def why_missing(snapshot: Snapshot, node: str, probe_id: str) -> str:
 
 
 def name_list(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_HOSTS_IN_TITLE])
-    more = len(names) - MAX_HOSTS_IN_TITLE
-    return shown + (f" and {more} more" if more > 0 else "")
+    return listed(names, MAX_HOSTS_IN_TITLE)
 
 
 def human_size(n: int | None) -> str:
@@ -103,7 +98,7 @@ class NodeResults:
                 title=f"{node}: {title}",
                 reference=reference(code),
                 hosts=[node],
-                evidence=[Evidence(src, text[:400]) for src, text in (evidence or [])[:10]],
+                evidence=[evidence_line(src, text) for src, text in (evidence or [])[:10]],
                 suggested_commands=list(commands or []),
                 details={"node": node, **(details or {})},
             )

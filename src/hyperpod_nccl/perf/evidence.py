@@ -1,22 +1,15 @@
-"""Small helpers shared by the perf findings: guide references, sizes, evidence."""
+"""What the perf findings show: a run's name, the lines that prove its result, sizes; and the
+guide reference of a code (the one of `codes.reference`, re-exported for the perf modules)."""
 
 from __future__ import annotations
 
-from hyperpod_nccl.kb import reference_for_code
+from hyperpod_nccl.codes import reference as reference  # re-exported for perf modules
 from hyperpod_nccl.model import Evidence
 from hyperpod_nccl.perf.model import Row, Run
 from hyperpod_nccl.rules.titles import format_hosts
 from hyperpod_nccl.units import size_text as size_text  # re-exported for perf modules
 
 MAX_EVIDENCE = 6
-
-
-def reference(code: str) -> str | None:
-    """The guide section for a code, or None when the guide has none (never a broken link)."""
-    try:
-        return reference_for_code(code)
-    except KeyError:
-        return None
 
 
 def run_name(run: Run) -> str:

@@ -1,4 +1,4 @@
-"""Options and output handling shared by the commands that produce a Report."""
+"""Options a Report command takes, and how its report is written and its exit code chosen."""
 
 from __future__ import annotations
 

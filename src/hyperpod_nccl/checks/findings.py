@@ -1,11 +1,19 @@
-"""Helpers the diagnose checks share: findings that point at the guide, and the SKIPPED or
-INCOMPLETE finding a check returns when the data it needs was not collected."""
+"""The helpers every state check builds its findings with: the running check's context (its id
+and area, filled into each finding), findings that point at the guide, evidence, and the
+SKIPPED or INCOMPLETE finding a check returns when the data it needs was not collected.
+
+The node checks collect per-node verdicts with `checks.node_results.NodeResults` and the Slurm
+checks read their items with `checks.slurm_data`; both build on these helpers."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
+from hyperpod_nccl.codes import reference as reference  # the one guide reference of a code
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
 from hyperpod_nccl.snapshot import Snapshot, missing_kind
 
@@ -13,15 +21,34 @@ from hyperpod_nccl.snapshot import Snapshot, missing_kind
 _INCOMPLETE_KINDS = frozenset({"throttled", "truncated"})
 
 
-@functools.cache
-def reference(code: str) -> str | None:
-    """The guide section of a finding code, or None when the guide has none."""
-    from hyperpod_nccl.kb import reference_for_code
+@dataclass(frozen=True)
+class CheckContext:
+    """The check that is running: `@check` enters it around each call, so the findings a check
+    builds carry its id without every call site spelling it out."""
 
+    id: str
+    area: str
+
+
+_RUNNING: ContextVar[CheckContext | None] = ContextVar("running_check", default=None)
+
+
+@contextmanager
+def running(context: CheckContext) -> Iterator[CheckContext]:
+    token = _RUNNING.set(context)
     try:
-        return reference_for_code(code)
-    except KeyError:
-        return None
+        yield context
+    finally:
+        _RUNNING.reset(token)
+
+
+def _check_id(check: str | None) -> str:
+    if check is not None:
+        return check
+    context = _RUNNING.get()
+    if context is None:
+        raise RuntimeError("finding() outside a running check needs check=")
+    return context.id
 
 
 def finding(
@@ -30,7 +57,7 @@ def finding(
     priority: Priority,
     title: str,
     *,
-    check: str,
+    check: str | None = None,
     hosts: list[str] | None = None,
     evidence: list[Evidence] | None = None,
     commands: list[SuggestedCommand] | None = None,
@@ -47,7 +74,7 @@ def finding(
         evidence=list(evidence or []),
         suggested_commands=list(commands or []),
         first_seen=first_seen,
-        details={"check": check, **(details or {})},
+        details={"check": _check_id(check), **(details or {})},
     )
 
 
@@ -58,7 +85,7 @@ def unavailable(
     priority: Priority,
     what: str,
     *,
-    check: str,
+    check: str | None = None,
 ) -> Finding | None:
     """SKIPPED (could not look) or INCOMPLETE (throttled, truncated) when an item is missing;
     None when everything needed was collected."""

@@ -1,11 +1,13 @@
-"""What the Slurm checks share: reading `slurm/` items from a snapshot, guide references and
-the INCOMPLETE finding for data that is missing."""
+"""What the Slurm checks share: reading `slurm/` items from a snapshot and the SKIPPED or
+INCOMPLETE finding for data that is missing. The parsing itself lives in the `slurm` package;
+guide references come from `checks.findings.reference` (the code registry)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from hyperpod_nccl.checks.findings import reference
 from hyperpod_nccl.model import Finding, Priority, Status
 from hyperpod_nccl.slurm.jobs import (
     SlurmJob,
@@ -33,7 +35,9 @@ PENDING_LONG_S = 3600
 MAX_EVIDENCE = 50
 
 
-def ref(anchor: str) -> str:
+def guide_section(anchor: str) -> str:
+    """A guide section other than the code's own: SLURM_NODE_STATE points at the Slurm
+    procedures, an unread job output at INPUT_UNREADABLE's section."""
     return f"debugging-guide.md#{anchor}"
 
 
@@ -43,7 +47,13 @@ def json_item(snapshot: Snapshot, name: str) -> dict[str, Any] | None:
 
 
 def incomplete(
-    code: str, what: str, why: str, anchor: str, item: str, priority: Priority = Priority.P2
+    code: str,
+    what: str,
+    why: str,
+    item: str,
+    priority: Priority = Priority.P2,
+    *,
+    section: str | None = None,
 ) -> Finding:
     # Slurm never reached (no way to the controller): SKIPPED; asked and no answer: INCOMPLETE.
     status = Status.SKIPPED if missing_kind(why) == "unreachable" else Status.INCOMPLETE
@@ -52,13 +62,13 @@ def incomplete(
         status=status,
         priority=priority,
         title=f"{what} not checked: {why}",
-        reference=ref(anchor),
+        reference=section or reference(code),
         details={"item": item},
     )
 
 
-def missing(code: str, what: str, snapshot: Snapshot, name: str, anchor: str) -> Finding:
-    return incomplete(code, what, snapshot.why_missing(name) or "not collected", anchor, name)
+def missing(code: str, what: str, snapshot: Snapshot, name: str) -> Finding:
+    return incomplete(code, what, snapshot.why_missing(name) or "not collected", name)
 
 
 def _host(snapshot: Snapshot) -> str:
