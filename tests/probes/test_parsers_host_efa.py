@@ -167,6 +167,25 @@ def test_removeipc_last_assignment_wins_and_default_is_yes() -> None:
     assert (setting.value, setting.source) == (False, "/etc/systemd/logind.conf.d/10-hpc.conf")
 
 
+def test_removeipc_probe_follows_logind_precedence_like_the_slurm_collector() -> None:
+    # The probe's grep lists directories in its own order; logind sorts drop-ins by file name
+    # across its directories, and one in /etc hides the same name in /usr/lib (logind.conf(5)).
+    by_name = host.parse_removeipc(
+        "# systemd: yes\n"
+        "/usr/lib/systemd/logind.conf.d/20-site.conf:RemoveIPC=no\n"
+        "/etc/systemd/logind.conf.d/10-hpc.conf:RemoveIPC=yes\n"
+    )
+    assert (by_name.value, by_name.source) == (False, "/usr/lib/systemd/logind.conf.d/20-site.conf")
+    hidden = host.parse_removeipc(
+        "/usr/lib/systemd/logind.conf.d/10-hpc.conf:RemoveIPC=no\n"
+        "/etc/systemd/logind.conf.d/10-hpc.conf:RemoveIPC=yes\n"
+    )
+    assert (hidden.value, hidden.source) == (True, "/etc/systemd/logind.conf.d/10-hpc.conf")
+    # A value logind does not accept is ignored, as logind ignores it.
+    invalid = host.parse_removeipc("/etc/systemd/logind.conf.d/10-hpc.conf:RemoveIPC=maybe\n")
+    assert (invalid.value, invalid.source) == (True, "systemd default")
+
+
 # ------------------------------------------------------------------------ RAS
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from hyperpod_nccl.probes.parsers.logind import remove_ipc
 from hyperpod_nccl.slurm.conditions import Condition, condition_of, interpret_reason, sinfo_word
 from hyperpod_nccl.slurm.config import memlock_propagation, parse_show_config, script_variables
 from hyperpod_nccl.slurm.jobs import blocked_reason, parse_squeue_json, parse_squeue_text
-from hyperpod_nccl.slurm.logind import remove_ipc
 from hyperpod_nccl.slurm.nodes import SlurmParseError, parse_scontrol_nodes, parse_sinfo_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "slurm"

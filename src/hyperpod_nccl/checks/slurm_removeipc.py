@@ -11,7 +11,7 @@ from hyperpod_nccl.checks.slurm_data import (
     missing,
 )
 from hyperpod_nccl.model import Evidence, Finding, Priority, Status, SuggestedCommand
-from hyperpod_nccl.slurm.logind import remove_ipc
+from hyperpod_nccl.probes.parsers.logind import remove_ipc
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import SLURM_LOGIND_PREFIX, node_item
 

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from hyperpod_nccl.collect.runner import CommandResult, CommandRunner, LocalRunner
+from hyperpod_nccl.probes.parsers.logind import DROPIN_DIRS, MAIN_FILES
 from hyperpod_nccl.safeio import UnreadableInput, open_regular, walk_files
 from hyperpod_nccl.slurm.config import parse_show_config, script_paths
 from hyperpod_nccl.slurm.jobs import SQUEUE_FORMAT
-from hyperpod_nccl.slurm.logind import DROPIN_DIRS, MAIN_FILES
 from hyperpod_nccl.snapshot import Snapshot
 from hyperpod_nccl.snapshot.items import (
     SLURM_CONFIG,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hyperpod_nccl.probes.parsers.logind import remove_ipc
+
 _UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 
@@ -278,20 +280,24 @@ class RemoveIpc:
 
 
 def parse_removeipc(text: str) -> RemoveIpc:
-    """`<file>:RemoveIPC=<yes|no>` lines, main file first then drop-ins in the order logind
-    reads them, and `# systemd: yes|no`. The last assignment wins; unset means systemd's
-    default, which is yes (logind.conf(5))."""
-    value, source, systemd = True, "systemd default", True
+    """`<file>:RemoveIPC=<value>` lines (grep -H over logind's main file and drop-ins) and
+    `# systemd: yes|no`, resolved as logind resolves them (probes/parsers/logind.py, the same
+    resolver the Slurm collector's full files go through): drop-ins by file name, a name in
+    /etc hiding the same name elsewhere, the last valid setting winning, yes when unset."""
+    systemd = True
+    files: dict[str, list[str]] = {}
     for line in text.splitlines():
         m = re.match(r"^# systemd: (\w+)", line)
         if m:
             systemd = m.group(1) == "yes"
             continue
-        m = re.match(r"^(\S+?):\s*RemoveIPC\s*=\s*(\S+)", line)
+        m = re.match(r"^(\S+?):(\s*RemoveIPC\s*=.*)$", line)
         if m:
-            value = m.group(2).lower() in ("yes", "true", "1", "on")
-            source = m.group(1)
-    return RemoveIpc(value, source, systemd)
+            files.setdefault(m.group(1), []).append(m.group(2))
+    # grep printed only the setting lines, all of them in the [Login] section logind reads.
+    setting = remove_ipc({path: "[Login]\n" + "\n".join(lines) for path, lines in files.items()})
+    source = setting.source.rsplit(":", 1)[0] if setting.source else "systemd default"
+    return RemoveIpc(setting.enabled, source, systemd)
 
 
 # ------------------------------------------------------------------------ NUMA
