@@ -21,6 +21,7 @@ CORPORA = (
     "fresh.jsonl",
     "fresh2.jsonl",
     "fresh3.jsonl",
+    "fresh4.jsonl",
 )
 
 
