@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from operator import itemgetter
+from typing import Any, cast
 
 from hyperpod_nccl.rules.bytefreq import byte_share, chance
 from hyperpod_nccl.rules.literals import Literals
@@ -127,13 +128,37 @@ class AnchorIndex:
         for text in sorted(found, key=lambda t: (len(t), t not in in_trie)):
             if not any(short in text for short in minimal):
                 minimal.append(text)
-        self.rules: dict[bytes, tuple[int, ...]] = {
+        rules = {
             short: tuple(sorted({i for a, rs in found.items() if short in a for i in rs}))
             for short in minimal
         }
-        trie = sorted(text for text in minimal if text in in_trie)
-        self.alone: list[bytes] = sorted(text for text in minimal if text not in in_trie)
+        self._setup(rules, sorted(text for text in minimal if text not in in_trie))
+
+    def _setup(self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes]) -> None:
+        self.rules = rules
+        self.alone = alone  # searched on their own; the others are the trie's
+        trie = sorted(set(rules) - set(alone))
         self._regex = re.compile(_trie(trie)) if trie else None
+
+    def state(self) -> tuple[list[tuple[bytes, tuple[int, ...]]], list[bytes]]:
+        """What the index is made of, for the user cache (choosing the anchors costs a run
+        more than scanning 20 MB)."""
+        return sorted(self.rules.items()), list(self.alone)
+
+    @classmethod
+    def from_state(cls, state: object) -> AnchorIndex:
+        """The index `state()` described; ValueError when `state` is not one."""
+        try:
+            items, texts = cast(tuple[Any, Any], state)
+            rules = {bytes(text): tuple(int(i) for i in rs) for text, rs in items}
+            alone = [bytes(text) for text in texts]
+        except (TypeError, ValueError) as exc:
+            raise ValueError("not an anchor index") from exc
+        if not set(alone) <= set(rules) or not all(rules.values()) or b"" in rules:
+            raise ValueError("not an anchor index")
+        index = cls.__new__(cls)
+        index._setup(rules, alone)
+        return index
 
     def lines(self, data: memoryview | bytes, end: int) -> Iterator[tuple[int, int, set[int]]]:
         """(start, stop, rule indexes) for every line of data[:end] holding an anchor; stop is
