@@ -33,6 +33,7 @@ from hyperpod_nccl.rules.literals import Literals
 # (bytes.find runs at about 3 GB/s, 0.35 ns a byte).
 HIT_COST = 100
 PASS_COST = 0.01
+NEWLINE = 0x0A
 # An anchor keeps at least this many bytes of its literal (all of a shorter one).
 ANCHOR_BYTES = 6
 
@@ -137,8 +138,27 @@ class AnchorIndex:
     def _setup(self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes]) -> None:
         self.rules = rules
         self.alone = alone  # searched on their own; the others are the trie's
-        trie = sorted(set(rules) - set(alone))
-        self._regex = re.compile(_trie(trie)) if trie else None
+        trie = set(rules) - set(alone)
+        # The trie's first bytes all become one byte in a translated copy of the buffer, so
+        # that the regex starts with one literal byte, which the engine skips to in a tight
+        # loop; with a set of first bytes it runs a set test per byte, four times slower.
+        # Translating merges anchors that differ only in those bytes (the rules' own regexes
+        # reject the few lines this adds) and costs a pass at about 1 GB/s.
+        firsts = {text[0] for text in trie}
+        mark = next(b for b in range(256) if b not in firsts and b != NEWLINE)
+        self._table = bytes(mark if b in firsts else b for b in range(256))
+        merged: dict[bytes, set[int]] = {}
+        for text in trie:
+            merged.setdefault(text.translate(self._table), set()).update(rules[text])
+        minimal: list[bytes] = []
+        for text in sorted(merged, key=len):
+            if not any(short in text for short in minimal):
+                minimal.append(text)
+        self._trie_rules = {
+            short: tuple(sorted({i for t, rs in merged.items() if short in t for i in rs}))
+            for short in minimal
+        }
+        self._regex = re.compile(_trie(sorted(minimal))) if minimal else None
 
     def state(self) -> tuple[list[tuple[bytes, tuple[int, ...]]], list[bytes]]:
         """What the index is made of, for the user cache (choosing the anchors costs a run
@@ -163,18 +183,20 @@ class AnchorIndex:
     def lines(self, data: memoryview | bytes, end: int) -> Iterator[tuple[int, int, set[int]]]:
         """(start, stop, rule indexes) for every line of data[:end] holding an anchor; stop is
         the index of the line's newline (or `end`)."""
-        rules = self.rules
-        buf = bytes(data[:end]) if isinstance(data, memoryview) else data
+        buf = bytes(data[:end])
         hits: list[tuple[int, tuple[int, ...]]] = []
         append = hits.append
         if self._regex is not None:
             search = self._regex.search
-            match = search(buf, 0, end)
+            rules = self._trie_rules
+            marked = buf.translate(self._table)  # newlines stay where they are
+            match = search(marked, 0, end)
             while match is not None:
                 at = match.start()
                 append((at, rules[match.group()]))
                 # Search again one byte on, not after the match: anchors may overlap.
-                match = search(buf, at + 1, end)
+                match = search(marked, at + 1, end)
+        rules = self.rules
         find = buf.find
         unsorted = False
         for literal in self.alone:
