@@ -26,9 +26,9 @@ from typing import Any, cast
 from hyperpod_nccl.rules.bytefreq import byte_share, chance
 from hyperpod_nccl.rules.literals import Literals
 
-# Costs in units of one failed match attempt of the trie (about 60 ns with CPython 3.11;
+# Costs in units of one failed match attempt of the trie (60 to 80 ns with CPython 3.11;
 # measured on benchmarks/logs_throughput.py's 118 MB 50% mix, where the trie's attempts at
-# 21 million positions took 1.5 s): a candidate line costs the Python work of about
+# 21 million positions took 1.8 s of CPU): a candidate line costs the Python work of about
 # HIT_COST attempts; a literal searched on its own costs PASS_COST per byte of buffer
 # (bytes.find runs at about 3 GB/s, 0.35 ns a byte).
 HIT_COST = 100
