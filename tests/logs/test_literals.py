@@ -8,7 +8,7 @@ import re
 import pytest
 from logmix import corpus
 
-from hyperpod_nccl.rules.anchors import AnchorIndex, anchor_of
+from hyperpod_nccl.rules.anchors import ANCHOR_BYTES, AnchorIndex, choose_anchors
 from hyperpod_nccl.rules.catalog import Rule, load_catalog
 from hyperpod_nccl.rules.literals import required_literals
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
@@ -99,6 +99,27 @@ def test_overlapping_anchors_are_both_found() -> None:
 
 
 def test_an_anchor_starts_at_a_rare_byte_and_keeps_enough_of_the_literal() -> None:
-    assert anchor_of(b"Watchdog caught collective operation timeout").startswith(b"W")
-    assert anchor_of(b"abc") == b"abc"
-    assert len(anchor_of(b"connection timed out after")) >= 6
+    literals = [
+        b"Watchdog caught collective operation timeout",
+        b"abc",
+        b"connection timed out after",
+    ]
+    chosen = choose_anchors(literals)
+    assert (
+        chosen[b"Watchdog caught collective operation timeout"]
+        == b"Watchdog caught collective operation timeout"
+    )
+    assert chosen[b"abc"] in (b"abc", None)  # all of a short literal, or searched on its own
+    anchor = chosen[b"connection timed out after"]
+    assert anchor is None or (
+        len(anchor) >= ANCHOR_BYTES and anchor in b"connection timed out after"
+    )
+
+
+def test_common_first_bytes_are_left_out_of_the_trie() -> None:
+    # Across the catalog's literals, no anchor starts at the commonest bytes of a log: a
+    # space, a colon, a dot or a digit would make the trie try a match at most positions.
+    literals = [x for rule in SCANNED for x in required_literals(_prefilter(rule.pattern)) or ()]
+    anchors = [a for a in choose_anchors(literals).values() if a is not None]
+    assert len(anchors) > 100
+    assert not {a[0] for a in anchors} & set(b" :.0123456789-e")

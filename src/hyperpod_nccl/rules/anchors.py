@@ -4,35 +4,92 @@ literal, and which rules each such line may concern.
 A Python regex made of hundreds of alternatives is slow when it must try them at every byte.
 Two things keep it near memory speed: the literals are merged into a trie (`abc|abd` becomes
 `ab[cd]`), so a position costs one test per distinct first byte; and each literal is cut down
-to an *anchor*, its tail from its rarest byte on (`Watchdog caught...` starts at `W`, not at a
+to an *anchor*, its tail from a rare byte on (`Watchdog caught...` starts at `W`, not at a
 space), so the regex engine's first-byte skip rejects almost every position in C. Any part of
 a required literal is itself required, so the cut never loses a match; it only admits a few
 more candidate lines, which the rules' own regexes then reject.
+
+The first bytes are chosen for all literals together (`choose_anchors`): every distinct first
+byte makes the engine stop, and start a match attempt, wherever that byte occurs, so one
+common byte (a `:` or a `.`, frequent in NCCL's output) costs more than the rest of the trie.
+A literal made only of common bytes (`.cpp:`) is searched on its own with `bytes.find`, a
+pass at memory speed, instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from operator import itemgetter
+from typing import Any, cast
 
 from hyperpod_nccl.rules.bytefreq import byte_share, chance
 from hyperpod_nccl.rules.literals import Literals
 
-# A candidate line costs the Python work of about this many positions rejected in C.
+# Costs in units of one failed match attempt of the trie (60 to 80 ns with CPython 3.11;
+# measured on benchmarks/logs_throughput.py's 118 MB 50% mix, where the trie's attempts at
+# 21 million positions took 1.8 s of CPU): a candidate line costs the Python work of about
+# HIT_COST attempts; a literal searched on its own costs PASS_COST per byte of buffer
+# (bytes.find runs at about 3 GB/s, 0.35 ns a byte).
 HIT_COST = 100
+PASS_COST = 0.01
+NEWLINE = 0x0A
 # An anchor keeps at least this many bytes of its literal (all of a shorter one).
 ANCHOR_BYTES = 6
 
 
-def anchor_of(literal: bytes) -> bytes:
-    """The tail of `literal` cheapest to search for: the regex engine tries the trie at
-    every position holding the tail's first byte, and hands on every line holding the tail."""
+def _tails(literal: bytes) -> list[tuple[float, int, int]]:
+    """(cost of the hits, first byte, start) of the cheapest tail of `literal` per first
+    byte, cheapest first."""
     keep = min(len(literal), ANCHOR_BYTES)
+    best: dict[int, tuple[float, int, int]] = {}
+    for start in range(len(literal) - keep + 1):
+        cost = HIT_COST * chance(literal[start:])
+        byte = literal[start]
+        if byte not in best or cost < best[byte][0]:
+            best[byte] = (cost, byte, start)
+    return sorted(best.values())
 
-    def cost(i: int) -> float:
-        return byte_share(literal[i]) + HIT_COST * chance(literal[i:])
 
-    return literal[min(range(len(literal) - keep + 1), key=cost) :]
+def choose_anchors(literals: Iterable[bytes]) -> dict[bytes, bytes | None]:
+    """Each literal's anchor, or None for a literal best searched on its own.
+
+    Starts from every first byte allowed and drops, one at a time, the byte whose dropping
+    saves most (its share of the buffer's positions, against what its literals then cost
+    with their next-best first byte or a search of their own), until none saves anything."""
+    tails = {literal: _tails(literal) for literal in set(literals)}
+    alone = {literal: PASS_COST + HIT_COST * chance(literal) for literal in tails}
+    allowed = {byte for options in tails.values() for _, byte, _ in options}
+
+    def best(literal: bytes, without: int = -1) -> tuple[float, int]:
+        for cost, byte, _ in tails[literal]:
+            if cost >= alone[literal]:
+                break
+            if byte in allowed and byte != without:
+                return cost, byte
+        return alone[literal], -1
+
+    current = {literal: best(literal) for literal in tails}
+    while True:
+        users: dict[int, list[bytes]] = {byte: [] for byte in allowed}
+        for literal, (_, byte) in current.items():
+            if byte >= 0:
+                users[byte].append(literal)
+        saving, drop = 0.0, -1
+        for byte, using in users.items():
+            change = sum(best(x, byte)[0] - current[x][0] for x in using) - byte_share(byte)
+            if change < saving:
+                saving, drop = change, byte
+        if drop < 0:
+            break
+        allowed.discard(drop)
+        for literal in users[drop]:
+            current[literal] = best(literal)
+    anchors: dict[bytes, bytes | None] = {}
+    for literal, (_, byte) in current.items():
+        start = next((s for _, b, s in tails[literal] if b == byte), -1)
+        anchors[literal] = literal[start:] if start >= 0 else None
+    return anchors
 
 
 def _trie(words: list[bytes]) -> bytes:
@@ -52,39 +109,107 @@ def _trie(words: list[bytes]) -> bytes:
 
 
 class AnchorIndex:
-    """Rules keyed by the anchors of their required literals, searched all at once."""
+    """Rules keyed by the anchors of their required literals, searched all at once; and the
+    literals searched on their own."""
 
     def __init__(self, literals: Mapping[int, Literals]) -> None:
-        anchors: dict[bytes, set[int]] = {}
+        chosen = choose_anchors(x for options in literals.values() for x in options)
+        found: dict[bytes, set[int]] = {}
+        in_trie: set[bytes] = set()
         for index, options in literals.items():
             for literal in options:
-                anchors.setdefault(anchor_of(literal), set()).add(index)
-        # An anchor holding a shorter one is found by that one: keep the shortest, each
-        # standing for the rules of every anchor that holds it. This also makes sure no
+                anchor = chosen[literal]
+                found.setdefault(anchor or literal, set()).add(index)
+                if anchor is not None:
+                    in_trie.add(anchor)
+        # A string holding a shorter one is found by that one: keep the shortest, each
+        # standing for the rules of every string that holds it. This also makes sure no
         # anchor is a prefix of another, which the trie needs.
         minimal: list[bytes] = []
-        for anchor in sorted(anchors, key=len):
-            if not any(short in anchor for short in minimal):
-                minimal.append(anchor)
-        self.rules: dict[bytes, tuple[int, ...]] = {
-            short: tuple(sorted({i for a, rs in anchors.items() if short in a for i in rs}))
+        for text in sorted(found, key=lambda t: (len(t), t not in in_trie)):
+            if not any(short in text for short in minimal):
+                minimal.append(text)
+        rules = {
+            short: tuple(sorted({i for a, rs in found.items() if short in a for i in rs}))
             for short in minimal
         }
-        self._regex = re.compile(_trie(minimal)) if minimal else None
+        self._setup(rules, sorted(text for text in minimal if text not in in_trie))
+
+    def _setup(self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes]) -> None:
+        self.rules = rules
+        self.alone = alone  # searched on their own; the others are the trie's
+        trie = set(rules) - set(alone)
+        # The trie's first bytes all become one byte in a translated copy of the buffer, so
+        # that the regex starts with one literal byte, which the engine skips to in a tight
+        # loop; with a set of first bytes it runs a set test per byte, four times slower.
+        # Translating merges anchors that differ only in those bytes (the rules' own regexes
+        # reject the few lines this adds) and costs a pass at about 1 GB/s.
+        firsts = {text[0] for text in trie}
+        mark = next(b for b in range(256) if b not in firsts and b != NEWLINE)
+        self._table = bytes(mark if b in firsts else b for b in range(256))
+        merged: dict[bytes, set[int]] = {}
+        for text in trie:
+            merged.setdefault(text.translate(self._table), set()).update(rules[text])
+        minimal: list[bytes] = []
+        for text in sorted(merged, key=len):
+            if not any(short in text for short in minimal):
+                minimal.append(text)
+        self._trie_rules = {
+            short: tuple(sorted({i for t, rs in merged.items() if short in t for i in rs}))
+            for short in minimal
+        }
+        self._regex = re.compile(_trie(sorted(minimal))) if minimal else None
+
+    def state(self) -> tuple[list[tuple[bytes, tuple[int, ...]]], list[bytes]]:
+        """What the index is made of, for the user cache (choosing the anchors costs a run
+        more than scanning 20 MB)."""
+        return sorted(self.rules.items()), list(self.alone)
+
+    @classmethod
+    def from_state(cls, state: object) -> AnchorIndex:
+        """The index `state()` described; ValueError when `state` is not one."""
+        try:
+            items, texts = cast(tuple[Any, Any], state)
+            rules = {bytes(text): tuple(int(i) for i in rs) for text, rs in items}
+            alone = [bytes(text) for text in texts]
+        except (TypeError, ValueError) as exc:
+            raise ValueError("not an anchor index") from exc
+        if not set(alone) <= set(rules) or not all(rules.values()) or b"" in rules:
+            raise ValueError("not an anchor index")
+        index = cls.__new__(cls)
+        index._setup(rules, alone)
+        return index
 
     def lines(self, data: memoryview | bytes, end: int) -> Iterator[tuple[int, int, set[int]]]:
         """(start, stop, rule indexes) for every line of data[:end] holding an anchor; stop is
         the index of the line's newline (or `end`)."""
-        if self._regex is None:
-            return
-        search = self._regex.search
+        buf = bytes(data[:end])
+        hits: list[tuple[int, tuple[int, ...]]] = []
+        append = hits.append
+        if self._regex is not None:
+            search = self._regex.search
+            rules = self._trie_rules
+            marked = buf.translate(self._table)  # newlines stay where they are
+            match = search(marked, 0, end)
+            while match is not None:
+                at = match.start()
+                append((at, rules[match.group()]))
+                # Search again one byte on, not after the match: anchors may overlap.
+                match = search(marked, at + 1, end)
         rules = self.rules
-        buf = bytes(data[:end]) if isinstance(data, memoryview) else data
+        find = buf.find
+        unsorted = False
+        for literal in self.alone:
+            at = find(literal, 0, end)
+            unsorted = unsorted or at >= 0
+            while at >= 0:
+                append((at, rules[literal]))
+                at = find(literal, at + 1, end)
+        if unsorted:
+            hits.sort(key=itemgetter(0))
         start = stop = -1
         found: set[int] = set()
-        match = search(buf, 0, end)
-        while match is not None:
-            at = match.start()
+        for at, indexes in hits:
             if at >= stop:  # the first anchor of a new line
                 if found:
                     yield start, stop, found
@@ -92,8 +217,6 @@ class AnchorIndex:
                 stop = buf.find(b"\n", at, end)
                 stop = end if stop < 0 else stop
                 found = set()
-            found.update(rules[match.group()])
-            # Search again one byte on, not after the match: anchors may overlap.
-            match = search(buf, at + 1, end)
+            found.update(indexes)
         if found:
             yield start, stop, found

@@ -9,8 +9,10 @@ than a chunk is scanned in chunk-sized pieces.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import marshal
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,10 +21,21 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from hyperpod_nccl.diskcache import cache_file, store
+from hyperpod_nccl.rules import anchors as anchors_module
+from hyperpod_nccl.rules import bytefreq as bytefreq_module
+from hyperpod_nccl.rules import literals as literals_module
 from hyperpod_nccl.rules import prefilter as prefilter_module
 from hyperpod_nccl.rules.anchors import AnchorIndex
 from hyperpod_nccl.rules.catalog import Rule
-from hyperpod_nccl.rules.lines import LineHit, OnMatch, collect, number
+from hyperpod_nccl.rules.lines import (
+    KNOWN_LAST,
+    KNOWN_NO_MATCH,
+    MAX_LINE_CHARS,
+    LineHit,
+    OnMatch,
+    collect,
+    number,
+)
 from hyperpod_nccl.rules.literals import Literals, required_literals
 from hyperpod_nccl.rules.paste import strip_ansi
 from hyperpod_nccl.rules.prefilter import prefilter_pattern
@@ -39,9 +52,13 @@ except ImportError:  # pragma: no cover - exercised where hyperscan is not insta
 class Prefilter(Protocol):
     name: str
 
-    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+    def scan(
+        self, data: memoryview, on_match: OnMatch, known: Mapping[bytes, int] | None = None
+    ) -> None:
         """Call on_match(rule index, 0, end offset, 0, None) for every place a rule may
-        match, in order of end offset."""
+        match, in order of end offset. `known` is the collector's map of settled lines
+        (rules/lines.py): a prefilter may report a single match on such a line, or none on
+        one settled as KNOWN_NO_MATCH, as the collector passes over them either way."""
 
 
 class RegexPrefilter:
@@ -57,22 +74,44 @@ class RegexPrefilter:
         plan = _regex_plan(tuple((r.index, prefilter_pattern(r.pattern).encode()) for r in rules))
         self._compiled, self._whole, self._anchors = plan
 
-    def scan(self, data: memoryview, on_match: OnMatch) -> None:
-        for end, index in sorted(self.matches(data)):
+    def scan(
+        self, data: memoryview, on_match: OnMatch, known: Mapping[bytes, int] | None = None
+    ) -> None:
+        for end, index in sorted(self.matches(data, known)):
             on_match(index, 0, end, 0, None)
 
-    def matches(self, data: memoryview) -> list[tuple[int, int]]:
-        """(end offset, rule index) for every place a rule may match, in no order."""
+    def matches(
+        self, data: memoryview, known: Mapping[bytes, int] | None = None
+    ) -> list[tuple[int, int]]:
+        """(end offset, rule index) for places rules may match, in no order: every place,
+        except that on a line of up to MAX_LINE_CHARS only each rule's first (all the
+        collector keeps of it), on a line `known` as settled only one match, and on one
+        known as KNOWN_NO_MATCH none."""
         hits: list[tuple[int, int]] = []
         for index, regex in self._whole:
             hits.extend((m.end(), index) for m in regex.finditer(data))
         end = len(data)
         compiled = self._compiled
+        append = hits.append
+        settled = (known or {}).get
         for start, stop, rules in self._anchors.lines(data, end):
             # Up to and with the newline: a lookahead sees what a whole-buffer search sees.
             limit = stop + 1 if stop < end else end
+            if stop - start > MAX_LINE_CHARS:  # the collector keeps its first and last match
+                for index in rules:
+                    hits.extend(
+                        (m.end(), index) for m in compiled[index].finditer(data, start, limit)
+                    )
+                continue
+            seen = settled(bytes(data[start:stop])) if known else None
+            if seen == KNOWN_NO_MATCH:
+                continue
             for index in rules:
-                hits.extend((m.end(), index) for m in compiled[index].finditer(data, start, limit))
+                match = compiled[index].search(data, start, limit)
+                if match is not None:
+                    append((match.end(), index))
+                    if seen is not None and seen != KNOWN_LAST:
+                        break  # the collector only looks it up, and passes over it
         return hits
 
 
@@ -82,19 +121,51 @@ _Plan = tuple[dict[int, "re.Pattern[bytes]"], list[tuple[int, "re.Pattern[bytes]
 @functools.lru_cache(maxsize=4)
 def _regex_plan(patterns: tuple[tuple[int, bytes], ...]) -> _Plan:
     """Compiled rules, those with no usable literal, and the anchor index of the others: built
-    once per process (parsing every pattern for its literals takes a tenth of a second)."""
-    compiled: dict[int, re.Pattern[bytes]] = {}
-    whole: list[tuple[int, re.Pattern[bytes]]] = []
-    literals: dict[int, Literals] = {}
+    once per process, and what is costly in it (parsing every pattern for its literals and
+    choosing their anchors, about 0.4 s) is kept in the user cache."""
+    compiled = {index: re.compile(pattern, re.MULTILINE) for index, pattern in patterns}
+    cache = _plan_file(patterns)
+    try:
+        whole, state = marshal.loads(cache.read_bytes())
+        anchors = AnchorIndex.from_state(state)
+        if not set(whole) <= compiled.keys() or not _covers(anchors, compiled.keys() - whole):
+            raise ValueError("another catalog's plan")
+    except (OSError, ValueError, EOFError, TypeError):  # not cached yet, or damaged: build
+        whole = []
+        literals: dict[int, Literals] = {}
+        for index, pattern in patterns:
+            required = required_literals(pattern)
+            if required is None:
+                whole.append(index)
+            else:
+                literals[index] = required
+        anchors = AnchorIndex(literals)
+        store(cache, marshal.dumps((whole, anchors.state())))
+    return compiled, [(index, compiled[index]) for index in whole], anchors
+
+
+def _covers(anchors: AnchorIndex, indexes: set[int]) -> bool:
+    """Whether the index looks for exactly these rules."""
+    return {i for rules in anchors.rules.values() for i in rules} == indexes
+
+
+@functools.lru_cache(maxsize=1)
+def _planner_digest() -> bytes:
+    """The code that turns patterns into literals and anchors is part of what a cached plan
+    is built from, and so is the Python whose regex parser reads the patterns."""
+    digest = hashlib.sha256(sys.version.encode())
+    for module in (anchors_module, bytefreq_module, literals_module):
+        # No source to read (a frozen build): the digest of nothing.
+        with contextlib.suppress(OSError):
+            digest.update(Path(module.__file__ or "").read_bytes())
+    return digest.digest()
+
+
+def _plan_file(patterns: tuple[tuple[int, bytes], ...]) -> Path:
+    digest = hashlib.sha256(_planner_digest())
     for index, pattern in patterns:
-        regex = re.compile(pattern, re.MULTILINE)
-        compiled[index] = regex
-        required = required_literals(pattern)
-        if required is None:
-            whole.append((index, regex))
-        else:
-            literals[index] = required
-    return compiled, whole, AnchorIndex(literals)
+        digest.update(b"%d\0%s\0" % (index, pattern))
+    return cache_file(f"re-plan-{digest.hexdigest()[:32]}.marshal")
 
 
 class HyperscanPrefilter:
@@ -142,11 +213,14 @@ class HyperscanPrefilter:
             [r.index for r in supported], [prefilter_pattern(r.pattern).encode() for r in supported]
         )
 
-    def scan(self, data: memoryview, on_match: OnMatch) -> None:
+    def scan(
+        self, data: memoryview, on_match: OnMatch, known: Mapping[bytes, int] | None = None
+    ) -> None:
+        # `known` is not needed: the collector passes over settled lines at their first match.
         if self._fallback is None:  # Hyperscan reports matches in order of end offset
             self._db.scan(data, match_event_handler=on_match)
             return
-        hits: list[tuple[int, int]] = self._fallback.matches(data)
+        hits: list[tuple[int, int]] = self._fallback.matches(data, known)
         append = hits.append
 
         def add(rule_index: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
@@ -338,8 +412,9 @@ def _scan_segment(
 ) -> tuple[list[LineHit], int]:
     """The candidate lines of buf[:segment_end] (rules/lines.py), and its newline count;
     KNOWN_LAST lines go to `pending` instead."""
-    on_match, finish = collect(buf, view, segment_end, known or {})
-    prefilter.scan(view[:segment_end], on_match)
+    known = known or {}
+    on_match, finish = collect(buf, view, segment_end, known)
+    prefilter.scan(view[:segment_end], on_match, known)
     lines, last, passed = finish()
     found, position, newlines = number(buf, view, lines, line_base)
     if last:
