@@ -36,7 +36,9 @@ completion status, exit status 139, Ray's actor death, glog CHECK failures) it s
 fresh4.jsonl (40 new public excerpts, 8 healthy, issue 18) was scored with no rule changed for
 it, at 0c5209d: alone 27/40 = 67.5%, spread 27/40 = 67.5%, the pure-Python engine the same 27/40 alone;
 8 failing logs answered null, 5 with a wrong root cause, no FAIL on a healthy log. The misses
-are listed in tests/logs/test_fresh4_corpus.py.
+are listed in tests/logs/test_fresh4_corpus.py. After rules
+derived from the programs' messages for twelve of them it scores 39/40 = 97.5% both ways with no
+failing log answered null, the other corpora unchanged.
 """
 
 from __future__ import annotations

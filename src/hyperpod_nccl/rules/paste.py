@@ -11,6 +11,7 @@ those that change the bytes the rules match:
   - hard wrapping is undone: when many lines have exactly the same length and none is
     longer, each such line is joined with the one that continues it;
   - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) is removed;
+  - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
     leaves that one space at the end of the line, and the next line goes on with no record
     prefix of its own (no rank, host, process or time); such lines are joined when the rules
@@ -185,7 +186,30 @@ def join_word_wrapped(data: bytes, verdict: Callable[[bytes], object]) -> bytes:
     return b"\n".join(out) if changed else data
 
 
+# A line that went through a URL (a link's query, a browser's address bar): its spaces are
+# `%20`. Two of them on one line is that, not a printf format or a percentage.
+_URL_ENCODED_LINE = re.compile(rb"^.*%20.*%20.*$", re.MULTILINE)
+_PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
+def strip_url_encoding(data: bytes) -> bytes:
+    """Decode percent escapes on lines whose spaces are `%20` (the line count is kept: an
+    encoded newline, %0A, is left as it is)."""
+    if b"%20" not in data:
+        return data
+
+    def decode(line: re.Match[bytes]) -> bytes:
+        return _PERCENT_ESCAPE.sub(
+            lambda m: (
+                m.group(0) if m.group(1).lower() in (b"0a", b"0d") else bytes([int(m.group(1), 16)])
+            ),
+            line.group(0),
+        )
+
+    return _URL_ENCODED_LINE.sub(decode, data)
+
+
 def normalize(data: bytes, verdict: Callable[[bytes], object] | None = None) -> bytes:
     """Undo paste damage; word wrapping only with the rules' `verdict` on a line at hand."""
-    data = strip_bold(unwrap(strip_ansi(data)))
+    data = strip_url_encoding(strip_bold(unwrap(strip_ansi(data))))
     return join_word_wrapped(data, verdict) if verdict is not None else data
