@@ -22,6 +22,7 @@ CORPORA = (
     "fresh2.jsonl",
     "fresh3.jsonl",
     "fresh4.jsonl",
+    "fresh5.jsonl",
 )
 
 
