@@ -31,6 +31,8 @@ class Template:
     code: str
     prefix: str
     commit: str | None = None  # set where the template was read at another commit than the file's
+    # Values a line carries by its nature (the Xid number the driver logs with a message).
+    fields: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -50,6 +52,9 @@ class Template:
 
 def _field_value(name: str, t: Template) -> str:
     key = name.lower()
+    fixed = dict(t.fields)
+    if key in fixed:
+        return fixed[key]
     if "|" in name:
         return _LEVEL_LETTER.get(t.level, "E")
     if key == "file_basename":
@@ -123,6 +128,7 @@ def load_templates() -> list[Template]:
                     code=str(raw["code"]),
                     prefix=prefixes.get(str(raw["printed_as"]), ""),
                     commit=str(raw["commit"]) if raw.get("commit") else None,
+                    fields=tuple((str(k), str(v)) for k, v in (raw.get("fields") or {}).items()),
                 )
             )
     return templates

@@ -141,6 +141,9 @@ _add(
     True,
 )
 _add(121, "C2C_ERROR", "chip-to-chip link error", "reset", "GPU_XID", True)
+# 136: ALI_TRAINING_FAIL in open-gpu-kernel-modules src/common/sdk/nvidia/inc/nverror.h:131,
+# logged by kernel_nvlink_gh100.c:383 when an NVLink link does not train.
+_add(136, "ALI_TRAINING_FAIL", "NVLink link training failed", "reset", "NVLINK_ERROR", True)
 _add(137, "NVLINK_PRIV_ERR", "NVLink privilege error", "investigate", "NVLINK_ERROR", True)
 for _n in range(144, 151):
     _add(_n, "NVLINK5_ERROR", "NVLink5 unit error (Blackwell)", "reset", "NVLINK_ERROR", True)
