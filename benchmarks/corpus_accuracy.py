@@ -43,7 +43,8 @@ failing log answered null, the other corpora unchanged.
 fresh5.jsonl (37 new public excerpts, 6 healthy, issue 18) was scored with no rule changed for
 it, at 2e87880: alone 32/37 = 86.5%, spread 32/37 = 86.5%, the pure-Python engine the same 32/37
 alone; 1 failing log answered null, 4 with a wrong root cause, no FAIL on a healthy log. The
-misses are listed in tests/logs/test_fresh5_corpus.py.
+misses are listed in tests/logs/test_fresh5_corpus.py. After rules
+derived from the programs' messages for four of them it scores 36/37 = 97.3% both ways.
 """
 
 from __future__ import annotations
