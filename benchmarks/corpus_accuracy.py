@@ -45,6 +45,10 @@ it, at 2e87880: alone 32/37 = 86.5%, spread 32/37 = 86.5%, the pure-Python engin
 alone; 1 failing log answered null, 4 with a wrong root cause, no FAIL on a healthy log. The
 misses are listed in tests/logs/test_fresh5_corpus.py. After rules
 derived from the programs' messages for four of them it scores 36/37 = 97.3% both ways.
+
+fresh6.jsonl (20 new public excerpts, 5 healthy, issue 18) was scored with no rule changed for
+it, at 5abcedc: alone 20/20 = 100%, spread 20/20 = 100%; no failing log answered null, no FAIL on
+a healthy log (tests/logs/test_fresh6_corpus.py).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ DEFAULT_CORPORA = tuple(
         "fresh3.jsonl",
         "fresh4.jsonl",
         "fresh5.jsonl",
+        "fresh6.jsonl",
     )
 )
 

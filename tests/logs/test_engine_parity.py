@@ -23,6 +23,7 @@ CORPORA = (
     "fresh3.jsonl",
     "fresh4.jsonl",
     "fresh5.jsonl",
+    "fresh6.jsonl",
 )
 
 
