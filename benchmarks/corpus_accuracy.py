@@ -66,24 +66,10 @@ from typing import Any
 from hyperpod_nccl.api import analyze_logs
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = ROOT / "tests" / "fixtures" / "corpus"
-DEFAULT_CORPORA = tuple(
-    CORPUS_DIR / name
-    for name in (
-        "dev.jsonl",
-        "extra.jsonl",
-        "heldout.jsonl",
-        "fresh.jsonl",
-        "fresh2.jsonl",
-        "fresh3.jsonl",
-        "fresh4.jsonl",
-        "fresh5.jsonl",
-        "fresh6.jsonl",
-    )
-)
 
 sys.path.insert(0, str(ROOT / "tests" / "logs"))
-from logmix import spread_case  # noqa: E402  (test helper, importable once on the path)
+from logmix import CORPORA as DEFAULT_CORPORA  # noqa: E402  (test helper, on the path)
+from logmix import spread_case  # noqa: E402
 
 
 @dataclass(frozen=True)

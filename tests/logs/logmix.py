@@ -15,6 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
+# Every labelled corpus (tests/fixtures/corpus/*.jsonl): a new set is scored and checked
+# everywhere once it is there.
+CORPORA = tuple(sorted((FIXTURES / "corpus").glob("*.jsonl")))
 CORPUS = FIXTURES / "corpus" / "dev.jsonl"
 HEALTHY_DIR = FIXTURES / "logs" / "healthy"
 

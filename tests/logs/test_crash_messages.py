@@ -11,11 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.engine import hyperscan_available
-
-ENGINES = ["re", "hyperscan"] if hyperscan_available() else ["re"]
+from rule_cases import ENGINES, root_of
 
 CASES = [
     ("Aborted (core dumped)", "RANK_CRASH"),
@@ -43,20 +39,16 @@ CASES = [
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("line", "code"), CASES, ids=[c[0][:40] for c in CASES])
 def test_a_process_that_died_is_named(line: str, code: str, engine: str, tmp_path: Path) -> None:
-    path = tmp_path / "case.log"
-    path.write_text(line + "\n", "utf-8")
-    assert analyze_logs([str(path)], backend=engine).to_dict()["root_cause"] == code
+    assert root_of(tmp_path, line, engine) == code
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_cause_on_another_line_still_comes_first(engine: str, tmp_path: Path) -> None:
     # The abort after the watchdog takes the process down is the symptom, not the cause.
-    path = tmp_path / "case.log"
-    path.write_text(
+    log = (
         "[rank0]:[E1129 10:20:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught "
         "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, "
         "NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n"
-        "terminate called without an active exception\nAborted (core dumped)\n",
-        "utf-8",
+        "terminate called without an active exception\nAborted (core dumped)"
     )
-    assert analyze_logs([str(path)], backend=engine).to_dict()["root_cause"] == "NCCL_TIMEOUT"
+    assert root_of(tmp_path, log, engine) == "NCCL_TIMEOUT"

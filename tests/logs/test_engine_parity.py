@@ -8,29 +8,17 @@ import io
 import json
 
 import pytest
-from logmix import FIXTURES
+from logmix import CORPORA
 
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
 from hyperpod_nccl.rules.engine import hyperscan_available
 
-CORPORA = (
-    "dev.jsonl",
-    "extra.jsonl",
-    "heldout.jsonl",
-    "fresh.jsonl",
-    "fresh2.jsonl",
-    "fresh3.jsonl",
-    "fresh4.jsonl",
-    "fresh5.jsonl",
-    "fresh6.jsonl",
-)
-
 
 def _lines() -> list[str]:
     lines: list[str] = []
-    for name in CORPORA:
-        for row in (FIXTURES / "corpus" / name).read_text("utf-8").splitlines():
+    for corpus in CORPORA:
+        for row in corpus.read_text("utf-8").splitlines():
             if row.strip():
                 lines += [line for line in json.loads(row)["log"].splitlines() if line.strip()]
     return lines

@@ -7,14 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from logmix import healthy_sources
+from rule_cases import ENGINES, fired_on_healthy, root_of
 
-from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.analyzer import LogAnalyzer
-from hyperpod_nccl.rules.catalog import load_catalog
-from hyperpod_nccl.rules.engine import hyperscan_available
-
-ENGINES = ["re", "hyperscan"] if hyperscan_available() else ["re"]
 NEW_RULES = {"verbs-completion-failed", "ray-actor-died"}
 
 CASES = [
@@ -77,31 +71,18 @@ SILENT = [
 ]
 
 
-def _root(tmp_path: Path, text: str, engine: str) -> str | None:
-    path = tmp_path / "case.log"
-    path.write_text(text + "\n", "utf-8")
-    root: str | None = analyze_logs([str(path)], backend=engine).to_dict()["root_cause"]
-    return root
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("line", "code"), CASES, ids=[c[0][:50] for c in CASES])
 def test_line_gets_its_code(line: str, code: str, engine: str, tmp_path: Path) -> None:
-    assert _root(tmp_path, line, engine) == code
+    assert root_of(tmp_path, line, engine) == code
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("line", SILENT, ids=[s[:40] for s in SILENT])
 def test_what_is_no_failure_stays_none(line: str, engine: str, tmp_path: Path) -> None:
-    assert _root(tmp_path, line, engine) is None
+    assert root_of(tmp_path, line, engine) is None
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_new_rules_stay_silent_on_healthy_output(engine: str) -> None:
-    catalog = load_catalog()
-    for source in healthy_sources():
-        analyzer = LogAnalyzer(catalog, backend=engine)
-        with source.open("rb") as stream:
-            verdicts = analyzer.line_verdicts(stream)
-        fired = {rule for rule, _ in verdicts.values()} & NEW_RULES
-        assert not fired, (source.name, fired)
+    assert fired_on_healthy(NEW_RULES, engine) == []

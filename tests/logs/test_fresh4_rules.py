@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rule_cases import ENGINES, fired_on_healthy, root_of
 
-from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.engine import hyperscan_available
 from hyperpod_nccl.rules.paste import strip_url_encoding
 
-ENGINES = ["re", "hyperscan"] if hyperscan_available() else ["re"]
+NEW_RULES = {"nvlink-links-down", "nccl-connect-link-local", "torch-nccl-error-cut"}
 
 LAUNCH = "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['python', 'main.py']"
 
@@ -62,17 +61,10 @@ CASES = [
 ]
 
 
-def _root(tmp_path: Path, text: str, engine: str) -> str | None:
-    path = tmp_path / "case.log"
-    path.write_text(text + "\n", "utf-8")
-    root: str | None = analyze_logs([str(path)], backend=engine).to_dict()["root_cause"]
-    return root
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("line", "code"), CASES, ids=[c[0][:50] for c in CASES])
 def test_line_gets_its_code(line: str, code: str, engine: str, tmp_path: Path) -> None:
-    assert _root(tmp_path, line, engine) == code
+    assert root_of(tmp_path, line, engine) == code
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -84,10 +76,15 @@ def test_nccl_error_cut_before_its_reason_does_not_outrank_the_timeout(
         " Timeout(ms)=1800000) ran for 1804582 milliseconds before timing out.\n"
         "RuntimeError: NCCL error in: /opt/conda/conda-b"
     )
-    assert _root(tmp_path, text, engine) == "NCCL_TIMEOUT"
+    assert root_of(tmp_path, text, engine) == "NCCL_TIMEOUT"
 
 
 def test_url_decoding_only_touches_lines_whose_spaces_are_escaped() -> None:
     assert strip_url_encoding(b"a%20b%20c%3A\n") == b"a b c:\n"
     kept = b"progress 50% 20 steps\nformat %2d %20s\nline%0Abreak%20x%20y\n"
     assert strip_url_encoding(kept) == b"progress 50% 20 steps\nformat %2d %20s\nline%0Abreak x y\n"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_new_rules_stay_silent_on_healthy_output(engine: str) -> None:
+    assert fired_on_healthy(NEW_RULES, engine) == []

@@ -6,11 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.engine import hyperscan_available
-
-ENGINES = ["re", "hyperscan"] if hyperscan_available() else ["re"]
+from rule_cases import ENGINES, root_of
 
 CASES = [
     # ProcessGroupNCCL's ncclUniqueId exchange: the store's get timed out (rank 0 never wrote
@@ -47,6 +43,4 @@ CASES = [
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("line", "code"), CASES, ids=[c[0][:50] for c in CASES])
 def test_line_gets_its_code(line: str, code: str, engine: str, tmp_path: Path) -> None:
-    path = tmp_path / "case.log"
-    path.write_text(line + "\n", "utf-8")
-    assert analyze_logs([str(path)], backend=engine).to_dict()["root_cause"] == code
+    assert root_of(tmp_path, line, engine) == code
