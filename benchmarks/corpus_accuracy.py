@@ -28,7 +28,7 @@ left, g014, has a label that disagrees with the same line's label elsewhere.
 fresh3.jsonl (52 new public excerpts, 10 healthy, issue 18) was scored with no rule changed for
 it, at 8dc01dd: alone 43/52 = 82.7%, spread 43/52 = 82.7%, the pure-Python engine (backend "re")
 the same 43/52 both ways; 4 failing logs answered null, 5 with a wrong root cause, no FAIL on a
-healthy log. The misses are listed in tests/logs/test_fresh3_corpus.py. After rules derived
+healthy log. The misses are listed in tests/logs/test_blind_corpora.py. After rules derived
 from the programs' messages for seven of them (NCCL's ring check and error strings, verbs
 completion status, exit status 139, Ray's actor death, glog CHECK failures) it scores 50/52 =
 96.2% both ways with no failing log answered null, the other corpora unchanged.
@@ -36,19 +36,19 @@ completion status, exit status 139, Ray's actor death, glog CHECK failures) it s
 fresh4.jsonl (40 new public excerpts, 8 healthy, issue 18) was scored with no rule changed for
 it, at 0c5209d: alone 27/40 = 67.5%, spread 27/40 = 67.5%, the pure-Python engine the same 27/40 alone;
 8 failing logs answered null, 5 with a wrong root cause, no FAIL on a healthy log. The misses
-are listed in tests/logs/test_fresh4_corpus.py. After rules
+are listed in tests/logs/test_blind_corpora.py. After rules
 derived from the programs' messages for twelve of them it scores 39/40 = 97.5% both ways with no
 failing log answered null, the other corpora unchanged.
 
 fresh5.jsonl (37 new public excerpts, 6 healthy, issue 18) was scored with no rule changed for
 it, at 2e87880: alone 32/37 = 86.5%, spread 32/37 = 86.5%, the pure-Python engine the same 32/37
 alone; 1 failing log answered null, 4 with a wrong root cause, no FAIL on a healthy log. The
-misses are listed in tests/logs/test_fresh5_corpus.py. After rules
+misses are listed in tests/logs/test_blind_corpora.py. After rules
 derived from the programs' messages for four of them it scores 36/37 = 97.3% both ways.
 
 fresh6.jsonl (20 new public excerpts, 5 healthy, issue 18) was scored with no rule changed for
 it, at 5abcedc: alone 20/20 = 100%, spread 20/20 = 100%; no failing log answered null, no FAIL on
-a healthy log (tests/logs/test_fresh6_corpus.py).
+a healthy log (tests/logs/test_blind_corpora.py).
 """
 
 from __future__ import annotations
