@@ -258,3 +258,15 @@ def test_no_argparse_outside_the_cli() -> None:
         and ("argparse" in path.read_text("utf-8"))
     ]
     assert offenders == []
+
+
+def test_every_public_name_of_the_api_loads_from_its_home() -> None:
+    # The package loads its modules on first use (api/__init__.py's _HOMES); a name listed in
+    # __all__ without a home, or a home that lost the name, fails here, not in a user's run.
+    import hyperpod_nccl.api as api_package
+
+    assert set(api_package._HOMES) == set(api_package.__all__)
+    for name in api_package.__all__:
+        assert getattr(api_package, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = api_package.no_such_operation
