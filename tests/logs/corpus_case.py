@@ -57,7 +57,8 @@ def assert_new_corpus(
     assert len(sources) == len(set(sources))
     assert not set(sources) & seen
     for case in cases:
-        assert case["source"].startswith("https://github.com/"), case["id"]
+        # A public page: a GitHub thread, or a forum or Q&A thread (discuss.pytorch.org...).
+        assert re.match(r"https://[a-z0-9.-]+\.[a-z]{2,}/\S+$", case["source"]), case["id"]
         assert case["label"] in codes and set(case["also"]) <= codes, case["id"]
         assert case["label"] not in case["also"], case["id"]
         assert case["log"].strip() and case["why"].strip(), case["id"]
