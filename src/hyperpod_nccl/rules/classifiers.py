@@ -46,8 +46,20 @@ def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
     return None
 
 
+# Exceptions that only carry a child process's exit status (torch.multiprocessing.spawn): the
+# status itself (an exit code, a signal) is read by the exit-code and signal rules.
+_EXIT_STATUS_EXCEPTIONS = frozenset({"ProcessExitedException"})
+
+
+def classify_python_exception(captures: dict[str, str]) -> Classification | None:
+    """A Python exception that ends the process, unless it only reports a child's exit."""
+    name = captures.get("exception") or captures.get("exception2") or ""
+    return None if name in _EXIT_STATUS_EXCEPTIONS else ("APP_EXCEPTION", Status.FAIL)
+
+
 CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification | None]] = {
     "xid": classify_xid,
     "cuda_error": classify_cuda_error,
     "connect_retry": classify_connect_retry,
+    "python_exception": classify_python_exception,
 }
