@@ -39,6 +39,9 @@ BLIND = {
     # q029: labelled PEER_EXITED for a 'Connection refused' other sets call NET_UNREACHABLE.
     "fresh5.jsonl": BlindSet("q", 37, 6, frozenset({"q029"})),
     "fresh6.jsonl": BlindSet("r", 20, 5, frozenset()),
+    # fresh7: forum and Q&A threads (discuss.pytorch.org, forums.developer.nvidia.com, a vendor
+    #   forum); only 4 found with a pasted log in the stored pages, none healthy; no misses.
+    "fresh7.jsonl": BlindSet("s", 4, 0, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
