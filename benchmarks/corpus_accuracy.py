@@ -49,6 +49,11 @@ derived from the programs' messages for four of them it scores 36/37 = 97.3% bot
 fresh6.jsonl (20 new public excerpts, 5 healthy, issue 18) was scored with no rule changed for
 it, at 5abcedc: alone 20/20 = 100%, spread 20/20 = 100%; no failing log answered null, no FAIL on
 a healthy log (tests/logs/test_blind_corpora.py).
+
+fresh8.jsonl (40 new public excerpts from cluster and infrastructure repositories, 7 healthy,
+issue 18) was scored with no rule changed for it, at ad08e5f: alone 32/40 = 80.0%, spread 31/40 =
+77.5%, the pure-Python engine the same both ways; 5 failing logs answered null alone (6 spread),
+no FAIL on a healthy log. The misses are listed in tests/logs/test_blind_corpora.py.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ class BlindSet:
     least: int  # cases, and healthy ones, it holds at least
     healthy: int
     misses: frozenset[str]  # alone and spread alike
+    spread_misses: frozenset[str] = frozenset()  # missed only when spread over rank files
 
 
 BLIND = {
@@ -42,6 +43,25 @@ BLIND = {
     # fresh7: forum and Q&A threads (discuss.pytorch.org, forums.developer.nvidia.com, a vendor
     #   forum); only 4 found with a pasted log in the stored pages, none healthy; no misses.
     "fresh7.jsonl": BlindSet("s", 4, 0, frozenset()),
+    # t006: Volcano's 'queue resource quota insufficient' / 'gang unschedulable' events (null);
+    # t007: Open MPI's 'ORTE has lost communication with a remote daemon' (null);
+    # t011: c10d TCPStore 'recvValue failed ... got 0 bytes' at rendezvous, labelled
+    #   RENDEZVOUS_FAILURE, answered PEER_EXITED (the label is the debatable side);
+    # t012: the NVSwitch driver's 'SXid (PCI:...): 24007' (null);
+    # t021: enroot's squashfs 'Write failed because No space left on device' under pyxis's
+    #   'failed to import docker image', answered POD_IMAGE_PULL (DISK_FULL also FAILs);
+    # t026, t027: Open MPI-style 'Signal: Segmentation fault (11)' backtraces in libnccl (null);
+    # t030: the device plugin's 'XidCriticalError: Xid=69 ... device will go unhealthy'
+    #   answered APP_EXCEPTION;
+    # t024 (spread only): nvidia-container-cli's 'unsatisfied condi' / 'tion: cuda >= 9.0',
+    #   hard-wrapped mid-word, right alone and null when spread.
+    "fresh8.jsonl": BlindSet(
+        "t",
+        40,
+        7,
+        frozenset({"t006", "t007", "t011", "t012", "t021", "t026", "t027", "t030"}),
+        spread_misses=frozenset({"t024"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
@@ -66,7 +86,8 @@ def test_blind_set_is_well_formed_and_new(name: str) -> None:
 @pytest.mark.parametrize(("name", "case"), CASES, ids=[c["id"] for _, c in CASES])
 def test_blind_case(name: str, case: dict[str, Any], spread: bool, tmp_path: Path) -> None:
     right, report = outcome(case, tmp_path, spread)
-    missed = case["id"] in BLIND[name].misses
+    spec = BLIND[name]
+    missed = case["id"] in spec.misses or (spread and case["id"] in spec.spread_misses)
     assert right == (not missed), (case["id"], case["label"], report["root_cause"])
     if case["label"] == "HEALTHY":
         assert right, case["id"]  # never a FAIL on a healthy log
