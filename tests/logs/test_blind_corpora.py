@@ -39,6 +39,11 @@ BLIND = {
     # q029: labelled PEER_EXITED for a 'Connection refused' other sets call NET_UNREACHABLE.
     "fresh5.jsonl": BlindSet("q", 37, 6, frozenset({"q029"})),
     "fresh6.jsonl": BlindSet("r", 20, 5, frozenset()),
+    # u002: NCCL's bootstrap connect to a link-local 169.254.x address aborted, labelled
+    #   SOCKET_IFNAME (link-local, as m005's fe80::) and answered NET_UNREACHABLE;
+    # u017: NCCL 2.4's INFO line 'Call to connect returned Connection refused, retrying' (null);
+    # u021: composer's launcher 'Rank 2 crashed with exit code -7', SIGBUS (null).
+    "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u002", "u017", "u021"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
