@@ -14,9 +14,39 @@ import yaml
 MESSAGES = Path(__file__).resolve().parents[1] / "fixtures" / "messages"
 FILES = ("nccl_ofi_efa.yaml", "torch_host.yaml")
 
-_PRINTF = re.compile(r"%[-+ #0]*[0-9]*(?:\.[0-9]+|\.\*)?(?:hh|h|ll|l|z|j|t|L)?([diouxXeEfgGcsp%])")
-_FIELD = re.compile(r"\{([^{}]+)\}")
-_PRINTF_VALUES = {"s": "value", "p": "0x7f3a5c001200", "c": "x", "%": "%"}
+# printf conversions, with the extensions of the programs that print these messages: Slurm's
+# %pJ / %ps (a job or step id), the kernel's %pGg (GFP flag names) and %*pbl (a bitmap as a
+# list), glibc's %m (strerror(errno)), Go's %v and %q.
+_PRINTF = re.compile(
+    r"%(?P<ext>\*pbl|p[Js](?![a-z])|pGg)"
+    r"|%(?P<flags>[-+ #0]*)[0-9*]*(?:\.[0-9]+|\.\*)?(?:hh|h|ll|l|z|j|t|L)?(?P<conv>[diouxXeEfgGcspmqv%])"
+)
+# A brace holding a printf conversion is literal text (Go's "{%s: %s}" for a taint).
+_FIELD = re.compile(r"\{([^{}%]+)\}")
+_PRINTF_VALUES = {
+    "s": "value",
+    "p": "0x7f3a5c001200",
+    "c": "x",
+    "%": "%",
+    "m": "No such file or directory",  # strerror(ENOENT)
+    "q": '"value"',  # Go's %q quotes its string
+    "v": "value",
+}
+_EXTENSIONS = {
+    "ps": "StepId=1234.0",  # Slurm: log_build_step_id_str
+    "pJ": "JobId=1234",
+    "pGg": "GFP_KERNEL",  # the kernel's %pGg names the GFP flags
+    "*pbl": "(null)",  # nodemask_pr_args of a NULL nodemask (oom_kill.c: a global OOM)
+}
+# Values of {field:spec} fields in the kernel prefixes: a PCI address 0000:3b:00.0.
+_PCI_PARTS = {"domain": "0000", "bus": "3b", "slot": "00", "dev": "00", "fn": "0"}
+# kubectl describe's event columns (Type, Reason, Age, From) when the template names none.
+_EVENT_DEFAULTS = {
+    "type": "Warning",
+    "reason": "Failed",
+    "age": "2m (x3 over 10m)",
+    "from": "kubelet",
+}
 _LEVEL_LETTER = {"ERROR": "E", "WARN": "W", "INFO": "I"}
 
 
@@ -33,13 +63,16 @@ class Template:
     commit: str | None = None  # set where the template was read at another commit than the file's
     # Values a line carries by its nature (the Xid number the driver logs with a message).
     fields: tuple[tuple[str, str], ...] = ()
+    # The arguments the program passes to the template's printf conversions, in order, where
+    # a placeholder would misprint the line ("*** JOB 1234 ON ..." rather than "*** value ON").
+    args: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.repo, self.file, self.line)
 
     def instantiate(self) -> str:
-        message = _fill(self.template, self)
+        message = _fill(self.template, self, list(self.args))
         prefix = _fill(self.prefix, self).replace("{msg}", "")
         text = (
             prefix + message
@@ -55,6 +88,16 @@ def _field_value(name: str, t: Template) -> str:
     fixed = dict(t.fields)
     if key in fixed:
         return fixed[key]
+    if key.split(":", 1)[0] in _PCI_PARTS:
+        return _PCI_PARTS[key.split(":", 1)[0]]
+    if key in _EVENT_DEFAULTS and t.printed_as in (
+        "k8s_event",
+        "k8s_event_reason",
+        "k8s_fit_reason",
+    ):
+        return _EVENT_DEFAULTS[key]
+    if key == "pod":
+        return "trainer-worker-0"
     if "|" in name:
         return _LEVEL_LETTER.get(t.level, "E")
     if key == "file_basename":
@@ -95,12 +138,22 @@ def _field_value(name: str, t: Template) -> str:
     return "3"
 
 
-def _fill(text: str, t: Template) -> str:
+def _fill(text: str, t: Template, args: list[str] | None = None) -> str:
     text = text.replace("[%F %T]", "[2026-12-01 10:11:12]")
     text = _FIELD.sub(lambda m: _field_value(m.group(1), t), text)
+    pending = args if args is not None else []
 
     def printf(m: re.Match[str]) -> str:
-        return _PRINTF_VALUES.get(m.group(1), "3")
+        ext, conv = m.group("ext"), m.group("conv")
+        if conv == "%":
+            return "%"
+        if pending:
+            return pending.pop(0)
+        if ext:
+            return _EXTENSIONS[ext]
+        if conv in "xX" and "#" in m.group("flags"):
+            return "0x3"
+        return _PRINTF_VALUES.get(conv, "3")
 
     return _PRINTF.sub(printf, text)
 
@@ -129,6 +182,7 @@ def load_templates() -> list[Template]:
                     prefix=prefixes.get(str(raw["printed_as"]), ""),
                     commit=str(raw["commit"]) if raw.get("commit") else None,
                     fields=tuple((str(k), str(v)) for k, v in (raw.get("fields") or {}).items()),
+                    args=tuple(str(a) for a in raw.get("args") or ()),
                 )
             )
     return templates
