@@ -47,7 +47,6 @@ BLIND = {
     # t007: Open MPI's 'ORTE has lost communication with a remote daemon' (null);
     # t011: c10d TCPStore 'recvValue failed ... got 0 bytes' at rendezvous, labelled
     #   RENDEZVOUS_FAILURE, answered PEER_EXITED (the label is the debatable side);
-    # t012: the NVSwitch driver's 'SXid (PCI:...): 24007' (null);
     # t021: enroot's squashfs 'Write failed because No space left on device' under pyxis's
     #   'failed to import docker image', answered POD_IMAGE_PULL (DISK_FULL also FAILs);
     # t026, t027: Open MPI-style 'Signal: Segmentation fault (11)' backtraces in libnccl (null);
@@ -59,7 +58,7 @@ BLIND = {
         "t",
         40,
         7,
-        frozenset({"t006", "t007", "t011", "t012", "t021", "t026", "t027", "t030"}),
+        frozenset({"t006", "t007", "t011", "t021", "t026", "t027", "t030"}),
         spread_misses=frozenset({"t024"}),
     ),
     # u002: NCCL's bootstrap connect to a link-local 169.254.x address aborted, labelled
