@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from bundle_helpers import bundle_members, seeded_log
+
 from hyperpod_nccl.snapshot import Snapshot, compress
 
 LOG = (

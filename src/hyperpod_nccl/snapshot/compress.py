@@ -11,11 +11,13 @@ installed; either way `tar xzf` and `Snapshot.load` read them.
 from __future__ import annotations
 
 import gzip
-from typing import IO, Any
+from typing import IO, Any, cast
 
 _igzip: Any
 try:
-    from isal import igzip as _igzip
+    from isal import igzip as _isal_igzip
+
+    _igzip = _isal_igzip
 except ImportError:  # pragma: no cover - exercised where isal has no wheel
     _igzip = None
 
@@ -33,4 +35,4 @@ def gzip_writer(raw: IO[bytes], use_isal: bool | None = None) -> IO[bytes]:
     if _igzip is not None and use_isal is not False:
         stream: IO[bytes] = _igzip.IGzipFile(fileobj=raw, mode="wb", compresslevel=LEVEL)
         return stream
-    return gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=LEVEL)
+    return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=LEVEL))
