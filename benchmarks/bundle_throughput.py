@@ -8,6 +8,8 @@ runs (the machine may be shared: each figure is set against a baseline of the sa
   tar czf:    tar czf OUT LOG                       (bundling it raw, no scrubbing)
   redacted:   hyperpod-nccl logs LOG --format json --save-bundle OUT
   obfuscated: ... --save-bundle OUT --obfuscate
+  before:     with `--before REV`, the redacted and obfuscated bundles again with the sources
+              of git revision REV (the code before a change), run right after ours
 
 and prints each time, MB/s, peak RSS, the ratios redacted/analysis, redacted/tar,
 obfuscated/analysis, and what saving the bundle adds to the analysis, as MB/s of the log
@@ -18,7 +20,7 @@ measures, the tests assert.
 Last measured (2-core shared machine, `--size-mb 50 --runs 3`, 64 MB log): see the README's
 speed table.
 
-    .venv/bin/python benchmarks/bundle_throughput.py [--size-mb 200] [--runs 3]
+    .venv/bin/python benchmarks/bundle_throughput.py [--size-mb 200] [--runs 3] [--before REV]
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -73,6 +76,7 @@ def main() -> int:
     parser.add_argument("--size-mb", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--data-dir", default=str(ROOT / ".bench"))
+    parser.add_argument("--before", help="git revision whose sources to time as well")
     args = parser.parse_args()
 
     data_dir = Path(args.data_dir)
@@ -85,12 +89,21 @@ def main() -> int:
     out_dir = Path(tempfile.mkdtemp(prefix="hpn-bench-"))
     cli = [sys.executable, "-m", "hyperpod_nccl.cli", "logs", str(log), "--format", "json"]
 
-    def run(name: str, argv_for: list[str]) -> tuple[float, int]:
+    env = None
+    if args.before:  # the older sources first on the path, the rest as ours have it
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.before, "src"], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "x", "-C", str(out_dir)], input=archive, check=True)
+        path = [str(out_dir / "src"), *filter(None, os.environ.get("PYTHONPATH", "").split(":"))]
+        env = {**os.environ, "PYTHONPATH": ":".join(path)}
+
+    def run(name: str, argv_for: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
         times, peak = [], 0
         for i in range(args.runs):
             target = out_dir / f"{name}-{i}.tar.gz"
             argv = [a.replace("OUT", str(target)) for a in argv_for]
-            elapsed, rss, _ = timed(argv)
+            elapsed, rss, _ = timed(argv, env)
             times.append(elapsed)
             peak = max(peak, rss)
         return statistics.median(times), peak
@@ -102,6 +115,12 @@ def main() -> int:
             "redacted": run("redacted", [*cli, "--save-bundle", "OUT"]),
             "obfuscated": run("obfuscated", [*cli, "--save-bundle", "OUT", "--obfuscate"]),
         }
+        if env is not None:
+            results["redacted, before"] = run("before-r", [*cli, "--save-bundle", "OUT"], env)
+            results["obfuscated, before"] = run(
+                "before-o", [*cli, "--save-bundle", "OUT", "--obfuscate"], env
+            )
+        sizes = {n: (out_dir / f"{n}-0.tar.gz").stat().st_size / 1e6 for n in ("tar", "redacted")}
         left = leftovers(out_dir / "redacted-0.tar.gz", secrets)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
@@ -109,17 +128,20 @@ def main() -> int:
     print(f"input: {log.name}, {size_mb:,.0f} MB, {blocks} blocks of {len(secrets)} seeded secrets")
     for name, (seconds, rss) in results.items():
         print(
-            f"{name:>10}: median {seconds:7.2f} s  {size_mb / seconds:7.1f} MB/s  peak RSS {rss / 1024:6.0f} MB"
+            f"{name:>18}: median {seconds:7.2f} s  {size_mb / seconds:7.1f} MB/s  peak RSS {rss / 1024:6.0f} MB"
         )
+    print(f"sizes: tar czf {sizes['tar']:.1f} MB, redacted bundle {sizes['redacted']:.1f} MB")
     analysis, tar = results["analysis"][0], results["tar czf"][0]
     redacted, obfuscated = results["redacted"][0], results["obfuscated"][0]
     print(f"ratio redacted/analysis:   {redacted / analysis:.2f}")
     print(f"ratio redacted/tar czf:    {redacted / tar:.2f}")
     print(f"ratio obfuscated/analysis: {obfuscated / analysis:.2f}")
-    for name, seconds in (("redacted", redacted), ("obfuscated", obfuscated)):
-        added = seconds - analysis
+    for name in [n for n in results if n.startswith(("redacted", "obfuscated"))]:
+        added = results[name][0] - analysis
         rate = f"{size_mb / added:.0f} MB/s" if added > 0 else "n/a"
         print(f"{name} bundle beyond the analysis: {added:.2f} s ({rate})")
+    if "redacted, before" in results:
+        print(f"ratio redacted before/after: {results['redacted, before'][0] / redacted:.2f}")
     print(f"seeded secrets left in the redacted bundle: {left}")
     os.remove(log)
     return 0

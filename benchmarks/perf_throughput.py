@@ -1,19 +1,25 @@
-"""How fast is `hyperpod-nccl perf` on a big pair-sweep log, against grep on the same file?
+"""How fast is `hyperpod-nccl perf` on a big log, against grep on the same file?
 
-Generates one log holding a pair sweep of many nodes (every run is the real two-node nccl-tests
-output of tests/fixtures/perf, host names changed, one node slow), with the real NCCL_DEBUG=INFO
-lines of tests/fixtures/perf/nccl-debug between runs, each line prefixed the way AWS's pairwise
-runner writes it (awk timestamp, srun label). Then times, median of N runs in this same run:
+`--kind sweep` (the default) generates one log holding a pair sweep of many nodes (every run
+is the real two-node nccl-tests output of tests/fixtures/perf, host names changed, one node
+slow), with the real NCCL_DEBUG=INFO lines of tests/fixtures/perf/nccl-debug between runs,
+each line prefixed the way AWS's pairwise runner writes it (awk timestamp, srun label).
+`--kind coll` generates an NCCL_DEBUG_SUBSYS=COLL trace: the real COLL lines of
+tests/fixtures/perf/progress (torchtitan on hopper01) for `--nodes` x 8 ranks, each line
+its own opCount, with one rank stopping 100 collectives early. Then times, median of N runs
+in this same run:
 
-  baseline: LC_ALL=C grep -c -E '^\\S+ \\S+ [0-9]+: +[0-9]+ +[0-9]+ +float' FILE
-            (counting the result rows, the guide's own way to look at them)
+  baseline: LC_ALL=C grep -c -E (the result rows of a sweep, the COLL lines of a trace)
   start-up: hyperpod-nccl perf on the 34-line template alone (interpreter, imports, report)
   ours:     hyperpod-nccl perf FILE --format json
+  before:   the same with the sources of git revision REV (`--before REV`), run alternately
 
 and prints the ratio ours/baseline, our throughput and peak RSS, our throughput beyond the
-start-up (what reading the log costs), and checks that the slow node was found.
+start-up (what reading the log costs), and checks that the slow node (or the rank behind)
+was found.
 Last measured: see the README's speed table.
-Usage: python benchmarks/perf_throughput.py [--nodes 64] [--rounds 12] [--runs 3]
+Usage: python benchmarks/perf_throughput.py [--kind sweep|coll] [--nodes 64] [--rounds 12]
+       [--runs 3] [--before REV]
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -41,6 +48,7 @@ NOISE = [
     )
 ]
 NOISE_REPEAT = 400  # NCCL INFO lines per run: NCCL_DEBUG=INFO prints hundreds for a 2-node init
+COLL = FIXTURES / "progress" / "coll-opcount-trace-h100-tp2-allgather-reducescatter-allreduce.txt"
 
 
 def generate(path: Path, nodes: int, rounds: int) -> str:
@@ -69,44 +77,115 @@ def generate(path: Path, nodes: int, rounds: int) -> str:
     return slow
 
 
+def generate_coll(path: Path, nodes: int, rounds: int) -> str:
+    """Write a COLL trace of nodes x 8 ranks, rounds x 1000 collectives; return the lagging
+    rank's host:pid."""
+    template = [ln.split(" NCCL INFO ", 1)[1] for ln in COLL.read_text().splitlines()[1:]]
+    template = [ln.split(": opCount ", 1) for ln in template if ": opCount " in ln]
+    ranks = nodes * 8
+    lagging = ranks // 3
+    ops = rounds * 1000
+    with path.open("w") as out:
+        for op in range(ops):
+            name, rest = template[op % len(template)]
+            rest = rest.split(" ", 1)[1].replace("[nranks=2]", f"[nranks={ranks}]")
+            for r in range(ranks):
+                if r == lagging and op >= ops - 100:
+                    continue
+                host = f"p5-{r // 8:04d}"
+                rest_r = rest.replace("comm 0x55", f"comm 0x{r:04x}55", 1)
+                out.write(
+                    f"{host}:{1000 + r}:{2000 + r} [{r % 8}] NCCL INFO {name}: opCount {op:x} {rest_r}\n"
+                )
+    return f"p5-{lagging // 8:04d}:{1000 + lagging}"
+
+
+def sources_of(rev: str, into: Path) -> Path:
+    """The project's sources at git revision `rev`, unpacked under `into`."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--kind", choices=("sweep", "coll"), default="sweep")
     parser.add_argument("--nodes", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--before", help="git revision whose sources to time as well")
     args = parser.parse_args()
-    tool = str(Path(sys.executable).parent / "hyperpod-nccl")
+    env = {**os.environ, "LC_ALL": "C"}
+    cli = [sys.executable, "-m", "hyperpod_nccl.cli", "perf"]
     with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "sweep.log"
-        slow = generate(log, args.nodes, args.rounds)
+        log = Path(tmp) / f"{args.kind}.log"
+        if args.kind == "sweep":
+            slow = generate(log, args.nodes, args.rounds)
+            pattern = r"^\S+ \S+ [0-9]+: +[0-9]+ +[0-9]+ +float"
+        else:
+            slow = generate_coll(log, args.nodes, args.rounds)
+            pattern = r"NCCL INFO [A-Za-z]+: opCount"
         size_mb = log.stat().st_size / 2**20
-        grep = ["grep", "-c", "-E", r"^\S+ \S+ [0-9]+: +[0-9]+ +[0-9]+ +float", str(log)]
-        env = {**os.environ, "LC_ALL": "C"}
+        grep = ["grep", "-c", "-E", pattern, str(log)]
+        ours_env = {**env, "PYTHONPATH": str(ROOT / "src")}
+        before_env = None
+        if args.before:
+            before_env = {**env, "PYTHONPATH": str(sources_of(args.before, Path(tmp)))}
         base = statistics.median(timed(grep, env)[0] for _ in range(args.runs))
         start = statistics.median(
-            timed([tool, "perf", str(TEMPLATE), "--format", "json"], env)[0]
-            for _ in range(args.runs)
+            timed([*cli, str(TEMPLATE), "--format", "json"], ours_env)[0] for _ in range(args.runs)
         )
-        ours_runs = [
-            timed([tool, "perf", str(log), "--format", "json"], env) for _ in range(args.runs)
-        ]
+        ours_runs, before_runs = [], []
+        for _ in range(args.runs):  # alternately, so that both see the same machine load
+            ours_runs.append(timed([*cli, str(log), "--format", "json"], ours_env))
+            if before_env is not None:
+                before_runs.append(timed([*cli, str(log), "--format", "json"], before_env))
         ours = statistics.median(r[0] for r in ours_runs)
         rss_mb = max(r[1] for r in ours_runs) / 1024
         report = json.loads(ours_runs[0][2])
-        found = [
-            f["hosts"]
-            for f in report["findings"]
-            if f["code"] == "STRAGGLER_NODE" and f["status"] == "FAIL"
-        ]
+        if args.kind == "sweep":
+            found = [
+                f["hosts"]
+                for f in report["findings"]
+                if f["code"] == "STRAGGLER_NODE" and f["status"] == "FAIL"
+            ]
+            ok = found == [[slow]]
+        else:
+            found = [
+                b["member"]
+                for f in report["findings"]
+                if f["code"] == "STALLED_RANKS"
+                for b in f["details"].get("behind", [])
+            ]
+            ok = any(slow in m for m in found)
         runs = report["summary"]["runs_found"]
-    print(f"log: {size_mb:.1f} MB, {runs} runs of {args.nodes} nodes over {args.rounds} rounds")
+        same = all(
+            json.loads(b[2])["findings"] == json.loads(o[2])["findings"]
+            for b, o in zip(before_runs, ours_runs, strict=False)
+        )
+    what = (
+        f"{runs} runs of {args.nodes} nodes over {args.rounds} rounds"
+        if args.kind == "sweep"
+        else f"COLL trace of {args.nodes * 8} ranks, {args.rounds * 1000} collectives"
+    )
+    print(f"log: {size_mb:.1f} MB, {what}")
     print(f"baseline grep: {base:.3f} s")
     print(f"hyperpod-nccl perf: {ours:.3f} s ({size_mb / ours:.1f} MB/s), peak RSS {rss_mb:.0f} MB")
     print(f"ratio ours/baseline: {ours / base:.1f}x")
     print(f"start-up alone: {start:.3f} s; beyond it: {size_mb / max(ours - start, 1e-9):.1f} MB/s")
-    print(f"slow node {slow}: {'found' if found == [[slow]] else f'NOT found (got {found})'}")
+    if before_runs:
+        before = statistics.median(r[0] for r in before_runs)
+        print(
+            f"before ({args.before}): {before:.3f} s, beyond start-up "
+            f"{size_mb / max(before - start, 1e-9):.1f} MB/s, ratio before/baseline "
+            f"{before / base:.1f}x; same findings: {same}"
+        )
+    target = "slow node" if args.kind == "sweep" else "rank behind"
+    print(f"{target} {slow}: {'found' if ok else f'NOT found (got {found})'}")
 
 
 if __name__ == "__main__":

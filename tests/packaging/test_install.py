@@ -26,12 +26,15 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
-def _hyperscan_requirement() -> Requirement:
-    found = [
-        Requirement(r) for r in PYPROJECT["project"]["dependencies"] if r.startswith("hyperscan")
-    ]
-    assert len(found) == 1, "hyperscan must be one default dependency"
+def _default_requirement(name: str) -> Requirement:
+    found = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+    found = [r for r in found if r.name == name]
+    assert len(found) == 1, f"{name} must be one default dependency"
     return found[0]
+
+
+def _hyperscan_requirement() -> Requirement:
+    return _default_requirement("hyperscan")
 
 
 @pytest.mark.parametrize(
@@ -55,6 +58,30 @@ def test_hyperscan_is_a_default_dependency_where_it_has_wheels(
     system: str, machine: str, python: str, wanted: bool
 ) -> None:
     marker = _hyperscan_requirement().marker
+    assert marker is not None
+    env = {"sys_platform": system, "platform_machine": machine, "python_version": python}
+    assert marker.evaluate(env) is wanted
+
+
+@pytest.mark.parametrize(
+    ("system", "machine", "python", "wanted"),
+    [
+        # Platforms PyPI has isal 1.9.1 wheels for (checked the same way): installed by default.
+        ("linux", "x86_64", "3.14", True),
+        ("linux", "aarch64", "3.10", True),
+        ("darwin", "arm64", "3.14", True),
+        ("darwin", "x86_64", "3.12", True),
+        ("win32", "AMD64", "3.14", True),
+        # No wheel (Windows on Arm), or not checked yet: zlib writes the bundles there.
+        ("win32", "ARM64", "3.12", False),
+        ("linux", "ppc64le", "3.11", False),
+        ("linux", "x86_64", "3.15", False),
+    ],
+)
+def test_isal_is_a_default_dependency_where_it_has_wheels(
+    system: str, machine: str, python: str, wanted: bool
+) -> None:
+    marker = _default_requirement("isal").marker
     assert marker is not None
     env = {"sys_platform": system, "platform_machine": machine, "python_version": python}
     assert marker.evaluate(env) is wanted

@@ -15,7 +15,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from hyperpod_nccl import root_cause
 from hyperpod_nccl.codes import load_registry
@@ -24,6 +24,7 @@ from hyperpod_nccl.model import Finding, NotChecked, Priority, Report, Status
 from hyperpod_nccl.perf import bandwidth, flight_recorder, nccl_json, progress, results, straggler
 from hyperpod_nccl.perf.collective import infer_collective
 from hyperpod_nccl.perf.evidence import reference
+from hyperpod_nccl.perf.fastread import FastReader
 from hyperpod_nccl.perf.model import Run
 from hyperpod_nccl.perf.nccl_tests import TextParser
 from hyperpod_nccl.perf.reader import Content, open_content
@@ -53,18 +54,19 @@ class _Inputs:
     bytes: int = 0
 
 
-def _read_text(name: str, lines: Any, state: _Inputs) -> list[Run]:
+def _read_text(name: str, lines: Any, state: _Inputs, stream: BinaryIO | None = None) -> list[Run]:
+    """The runs in one text input. With `stream` (a plain file) it is read in chunks by
+    perf/fastread.py, with the same result as reading `lines` one by one."""
     parser = TextParser(name)
-    feed_progress = state.collector.feed
-    count = 0
-    size = 0
+    reader = FastReader(name, parser, state.collector)
     try:
-        for count, line in enumerate(lines, 1):
-            size += len(line)
-            parser.feed(count, line)
-            feed_progress(name, count, line)
+        if stream is not None:
+            reader.read(stream)
+        else:
+            reader.read_lines(lines)
     except LimitReached as exc:  # a decompression limit: the lines before it still count
         state.not_checked.append(NotChecked(name, str(exc)))
+    count, size = reader.counts.lines, reader.counts.chars
     state.collector.feed_lines(name, [])  # close an analyzer block left open at the end
     state.lines += count
     state.bytes += size
@@ -130,7 +132,9 @@ def _read_all(paths: Sequence[str]) -> _Inputs:
                 elif content.kind == "json":
                     state.runs.extend(_read_document(item.name, content, state))
                 else:
-                    state.runs.extend(_read_text(item.name, content.lines or [], state))
+                    state.runs.extend(
+                        _read_text(item.name, content.lines or [], state, content.stream)
+                    )
             state.read += 1
         except UnreadableInput as exc:
             state.not_checked.append(NotChecked(item.name, str(exc)))

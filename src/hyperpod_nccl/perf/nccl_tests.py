@@ -39,6 +39,7 @@ _AVG_BUSBW = re.compile(
     r"^#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|inf)\s*(?P<verdict>OK|FAILED)?"
 )
 _INT = re.compile(r"^-?\d+$")
+_REDOP = re.compile(r"^[a-z]+$")
 # NCCL INFO lines that name the network transport (NET/OFI is the aws-ofi-nccl plugin: EFA).
 _TRANSPORTS = (
     (
@@ -54,6 +55,7 @@ _TRANSPORTS = (
     ("socket", ("Using network Socket", "via NET/Socket", "NET/Socket : Using")),
     ("ib", ("Using network IB", "via NET/IB", "NET/IB : Using")),
 )
+TRANSPORTS = _TRANSPORTS  # for perf/fastread.py, which looks for the same words
 # Only these NCCL INFO lines matter here; the rest of NCCL_DEBUG=INFO output is skipped unread.
 _USEFUL_INFO = ("NCCL version", "NET/", "Using network", "provider is")
 _USEFUL_INFO_RE = re.compile("|".join(map(re.escape, _USEFUL_INFO)))
@@ -407,7 +409,7 @@ def _parse_row(
     head = tokens[skip : skip + 4]
     if len(head) < 4 or not (_INT.match(head[0]) and _INT.match(head[1])):
         return None
-    if not _TYPES.match(head[2]) or not re.match(r"^[a-z]+$", head[3]):
+    if not _TYPES.match(head[2]) or not _REDOP.match(head[3]):
         return None
     rest = tokens[skip + 4 :]
     if has_root is None:
@@ -479,10 +481,32 @@ class TextParser:
         if " NCCL INFO " in line and _USEFUL_INFO_RE.search(line) is None:
             return
         stripped = strip_prefixes(line)
-        stream = self.streams.get(stripped.label)
+        self.feed_peeled(n, stripped.label, stripped.body)
+
+    def feed_peeled(self, n: int, label: str, body: str) -> None:
+        """A line that is not an NCCL INFO line, its prefixes already peeled off."""
+        self.lines = n
+        stream = self.streams.get(label)
         if stream is None:
-            stream = self.streams[stripped.label] = _Stream(self.source, stripped.label)
-        stream.feed(n, stripped.body)
+            stream = self.streams[label] = _Stream(self.source, label)
+        stream.feed(n, body)
+
+    def feed_net(self, n: int, label: str, named: frozenset[str]) -> bool:
+        """An NCCL INFO line with a network word, from task `label`, whose body is plain NCCL
+        INFO text that names the transports `named` (perf/fastread.py found all this). When
+        feeding it would only mark the end of the run in progress, do that and return True;
+        else return False, and it is to be fed whole."""
+        stream = self.streams.get(label)
+        if stream is None:
+            return False  # its stream starts here
+        run = stream.current
+        if run is None:
+            return not named  # nothing to add a transport to, and none to add
+        if not named <= run.transports:
+            return False
+        run.end_line = n
+        self.lines = n
+        return True
 
     def feed_all(self, lines: Iterable[str]) -> None:
         for n, line in enumerate(lines, 1):

@@ -46,13 +46,22 @@ class Stripped(NamedTuple):
 
 def strip_prefixes(line: str) -> Stripped:
     """Peel launcher and logging prefixes off one line."""
+    pos, start, end = peel(line)
+    return Stripped(line[pos:].lstrip(), line[start:end])
+
+
+def peel(line: str) -> tuple[int, int, int]:
+    """Where the prefixes of `line` end, and where its label is in it (start == end: none)."""
     peeled = _PREFIXES.match(line)  # always matches, perhaps empty
     pos = peeled.end() if peeled else 0
     if not pos:
-        return Stripped(line.lstrip(), "")
+        return 0, 0, 0
     first = _FIRST_LABEL.match(line)
-    label = (first["ompi"] or first["rank"] or first["srun"] or "") if first else ""
-    return Stripped(line[pos:].lstrip(), label)
+    if first is None:
+        return pos, 0, 0
+    group = "ompi" if first["ompi"] else "rank" if first["rank"] else "srun"
+    start, end = first.span(group)
+    return pos, max(start, 0), max(end, 0)
 
 
 def drop_inline_tags(body: str) -> str:

@@ -39,7 +39,8 @@ _COLL = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] NCCL INFO "
     r"(?P<op>[A-Za-z]+): opCount (?P<opcount>[0-9a-fA-F]+)\b(?P<rest>.*)"
 )
-_COMM = re.compile(r"\bcomm (?P<comm>0x[0-9a-fA-F]+)")
+# `\bcomm `, written to start with its word so that the regex engine can skip to it.
+_COMM = re.compile(r"comm(?<!\wcomm) (?P<comm>0x[0-9a-fA-F]+)")
 _NRANKS = re.compile(r"\[nranks=(?P<n>\d+)\]")
 _INIT = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO .*?\bcomm (?P<comm>0x[0-9a-fA-F]+) "
@@ -148,6 +149,41 @@ class _CollLine:
     line: int
 
 
+# A COLL line as read: op, opCount, device, source, the line, where the match starts, line number.
+_CollRead = tuple[str, int, int, str, str, int, int]
+
+
+def _coll_line(read: _CollRead) -> _CollLine:
+    op, opcount, device, source, line, start, n = read
+    stamp = _STAMP.search(line[:start])
+    return _CollLine(
+        op, opcount, device, source, line.strip()[:300], stamp.group(1) if stamp else None, n
+    )
+
+
+def _coll_match(line: str) -> re.Match[str] | None:
+    """_COLL.search(line), started close to the first " NCCL INFO " instead of at 0. A match
+    ends its `host:pid:tid [dev]` at one of them, and the part from `host` on holds exactly one
+    space; so none starts before the space that comes before the last space before the first
+    one, and searching from there finds the same leftmost match."""
+    i = line.find(" NCCL INFO ")
+    if i < 0:
+        return None
+    space = line.rfind(" ", 0, i)
+    start = line.rfind(" ", 0, space) + 1 if space > 0 else 0
+    return _COLL.search(line, start)
+
+
+def _keep_recent(ops: dict[int, str]) -> dict[int, str]:
+    """Keep the MAX_OPS_KEPT highest opCounts. Pruning a member's ops only now and then gives
+    the same as dropping the lowest at every line: an opCount once out of the highest never
+    comes back into them, and one in them was never dropped."""
+    if len(ops) > MAX_OPS_KEPT:
+        for seq in sorted(ops)[: len(ops) - MAX_OPS_KEPT]:
+            del ops[seq]
+    return ops
+
+
 @dataclass
 class _Process:
     """NCCL debug state of one process (host, pid): its communicators."""
@@ -165,7 +201,7 @@ class ProgressCollector:
         self.groups: dict[str, Group] = {}
         self.processes: dict[tuple[str, int], _Process] = {}
         # Per (host, pid, comm): the last COLL line, the recent ops by opCount, and nranks.
-        self.coll_last: dict[_CommKey, _CollLine] = {}
+        self.coll_last: dict[_CommKey, _CollRead] = {}
         self.coll_ops: dict[_CommKey, dict[int, str]] = {}
         self.coll_nranks: dict[_CommKey, int] = {}
         self.analyzer_reports: list[Finding] = []
@@ -188,43 +224,45 @@ class ProgressCollector:
         elif "{" in line and ":" in line and "missing" not in line:
             self._torchcomms_row(source, n, line)
 
+    def idle(self) -> bool:
+        """No analyzer block is open: a line none of feed()'s words are in changes nothing."""
+        return self._fr_block is None
+
     def feed_lines(self, source: str, lines: Iterable[str]) -> None:
         for n, line in enumerate(lines, 1):
             self.feed(source, n, line)
         self._flush_fr_block()
 
     def _coll(self, source: str, n: int, line: str) -> None:
-        m = _COLL.search(line)
+        m = _coll_match(line)
         if not m:
             return
-        rest = m["rest"]
+        host, pid, dev, op, hex_count, rest = m.group("host", "pid", "dev", "op", "opcount", "rest")
         comm_m = _COMM.search(rest)
         n_m = _NRANKS.search(rest)
         comm = comm_m["comm"] if comm_m else "?"
         # A cut line (no `[nranks=...]`) is resolved at the end to the most common size seen.
         nranks = int(n_m["n"]) if n_m else 0
-        stamp = _STAMP.search(line[: m.start()])
-        opcount = int(m["opcount"], 16)
-        key = (m["host"], int(m["pid"]), comm)
-        self.coll_last[key] = _CollLine(
-            m["op"],
-            opcount,
-            int(m["dev"]),
-            source,
-            line.strip()[:300],
-            stamp.group(1) if stamp else None,
-            n,
-        )
-        proc = self.processes.setdefault((m["host"], int(m["pid"])), _Process())
-        order_key = (nranks, comm)
-        if order_key not in proc.comm_order:
-            proc.comm_order[order_key] = sum(1 for k in proc.comm_order if k[0] == nranks)
+        opcount = int(hex_count, 16)
+        process = (host, int(pid))
+        key = (host, process[1], comm)
+        # Kept as read; made into a _CollLine (time stamp and all) only for the last line.
+        self.coll_last[key] = (op, opcount, int(dev), source, line, m.start(), n)
+        if self.coll_nranks.get(key) != nranks:  # else its (nranks, comm) is in comm_order
+            proc = self.processes.get(process)
+            if proc is None:
+                proc = self.processes[process] = _Process()
+            order_key = (nranks, comm)
+            if order_key not in proc.comm_order:
+                proc.comm_order[order_key] = sum(1 for k in proc.comm_order if k[0] == nranks)
+            self.coll_nranks[key] = nranks
         self.sources.add(source)
-        ops = self.coll_ops.setdefault(key, {})
-        ops[opcount] = m["op"]
-        if len(ops) > MAX_OPS_KEPT:
-            del ops[min(ops)]
-        self.coll_nranks[key] = nranks
+        ops = self.coll_ops.get(key)
+        if ops is None:
+            ops = self.coll_ops[key] = {}
+        ops[opcount] = op
+        if len(ops) > 2 * MAX_OPS_KEPT:
+            _keep_recent(ops)
 
     def _init(self, line: str) -> None:
         m = _INIT.search(line)
@@ -378,8 +416,9 @@ class ProgressCollector:
     def _coll_groups(self) -> None:
         sizes = [n for n in self.coll_nranks.values() if n]
         usual = max(set(sizes), key=sizes.count) if sizes else 0
-        for key, last in self.coll_last.items():
+        for key, read in self.coll_last.items():
             host, pid, comm = key
+            last = _coll_line(read)
             proc = self.processes.get((host, pid), _Process())
             nranks = self.coll_nranks.get(key, 0) or usual
             known = proc.comm_ranks.get(comm)
@@ -406,7 +445,7 @@ class ProgressCollector:
                 kind="nccl-coll",
                 evidence=Evidence(f"{last.source}:{last.line}", last.text),
                 last_time=last.stamp,
-                ops=dict(self.coll_ops.get(key, {})),
+                ops=_keep_recent(dict(self.coll_ops.get(key, {}))),
             )
 
     def result(self, watchdog_findings: bool = True) -> ProgressResult:

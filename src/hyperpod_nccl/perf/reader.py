@@ -33,6 +33,8 @@ class Content:
     kind: str  # pickle, json, text
     data: bytes = b""
     lines: Iterator[str] | None = None
+    # A plain file's text, for perf/fastread.py to read in chunks instead of `lines`.
+    stream: BinaryIO | None = None
 
 
 def _peek(stream: BinaryIO, n: int) -> bytes:
@@ -83,4 +85,6 @@ def _content(stream: BinaryIO, *, sniff: bool) -> Iterator[Content]:
     if head[:64].lstrip().startswith(b"{"):
         yield Content("json", data=_document(stream))
         return
-    yield Content("text", lines=bounded_lines(stream))
+    # Only a plain file is read in chunks: what a .gz or standard input yields before a limit
+    # or damage depends on how it is read, and the line reader's way is the one tested.
+    yield Content("text", lines=bounded_lines(stream), stream=stream if sniff else None)
