@@ -43,29 +43,24 @@ BLIND = {
     # fresh7: forum and Q&A threads (discuss.pytorch.org, forums.developer.nvidia.com, a vendor
     #   forum); only 4 found with a pasted log in the stored pages, none healthy; no misses.
     "fresh7.jsonl": BlindSet("s", 4, 0, frozenset()),
-    # t006: Volcano's 'queue resource quota insufficient' / 'gang unschedulable' events (null);
-    # t007: Open MPI's 'ORTE has lost communication with a remote daemon' (null);
     # t011: c10d TCPStore 'recvValue failed ... got 0 bytes' at rendezvous, labelled
     #   RENDEZVOUS_FAILURE, answered PEER_EXITED (the label is the debatable side);
-    # t021: enroot's squashfs 'Write failed because No space left on device' under pyxis's
-    #   'failed to import docker image', answered POD_IMAGE_PULL (DISK_FULL also FAILs);
-    # t026, t027: Open MPI-style 'Signal: Segmentation fault (11)' backtraces in libnccl (null);
-    # t030: the device plugin's 'XidCriticalError: Xid=69 ... device will go unhealthy'
-    #   answered APP_EXCEPTION;
     # t024 (spread only): nvidia-container-cli's 'unsatisfied condi' / 'tion: cuda >= 9.0',
     #   hard-wrapped mid-word, right alone and null when spread.
     "fresh8.jsonl": BlindSet(
         "t",
         40,
         7,
-        frozenset({"t006", "t007", "t011", "t021", "t026", "t027", "t030"}),
+        frozenset({"t011"}),
         spread_misses=frozenset({"t024"}),
     ),
     # u002: NCCL's bootstrap connect to a link-local 169.254.x address aborted, labelled
     #   SOCKET_IFNAME (link-local, as m005's fe80::) and answered NET_UNREACHABLE;
-    # u017: NCCL 2.4's INFO line 'Call to connect returned Connection refused, retrying' (null);
-    # u021: composer's launcher 'Rank 2 crashed with exit code -7', SIGBUS (null).
-    "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u002", "u017", "u021"})),
+    # u017: NCCL 2.4's INFO line 'Call to connect returned Connection refused, retrying' (null):
+    #   NCCL retries a refused connect (socket.h prints it every 1,000 tries) and warns only
+    #   when it gives up, which the excerpt does not reach; healthy runs print it while a peer
+    #   starts, so alone it stays benign.
+    "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u002", "u017"})),
 }
 FILES = {path.name: path for path in CORPORA}
 

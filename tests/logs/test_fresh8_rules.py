@@ -1,0 +1,84 @@
+"""The rules fresh8's and fresh9's misses led to (issue 18), on the real line of the miss (with
+its page) and the same message as its program prints it elsewhere (marked "format")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rule_cases import ENGINES, fired_on_healthy, root_of
+
+NEW_RULES = {"mpi-daemon-lost", "device-plugin-xid", "volcano-gang-unschedulable"}
+
+CASES = [
+    # Open MPI's error manager when a node's daemon goes away (ORTE; PRRTE in Open MPI 5).
+    (
+        "https://github.com/kubeflow/mpi-operator/issues/152",
+        "ORTE has lost communication with a remote daemon.\n\n"
+        "  HNP daemon   : [[43015,0],0] on node launcher-gdqv7\n"
+        "  Remote daemon: [[43015,0],20] on node worker-19",
+        "PEER_EXITED",
+    ),
+    ("format", "PRTE has lost communication with a remote daemon.", "PEER_EXITED"),
+    # The Kubernetes device plugin's health check: the Xid number decides the code.
+    (
+        "https://github.com/NVIDIA/k8s-device-plugin/issues/189",
+        "2020/08/10 19:09:42 XidCriticalError: Xid=69 on Device=GPU-7540a9b3-eeb9-1214-1526-"
+        "f93c9ea826a8, the device will go unhealthy.",
+        "GPU_XID",
+    ),
+    (
+        "format",
+        "I0601 10:00:00.000000 1 health.go:160] XidCriticalError: Xid=48 on Device=GPU-1; "
+        "marking device as unhealthy.",
+        "GPU_ECC",
+    ),
+    # Volcano's gang scheduling and queue quota.
+    (
+        "https://github.com/volcano-sh/volcano/issues/3220",
+        "queue resource quota insufficient\n"
+        "0/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable",
+        "POD_PENDING_RESOURCES",
+    ),
+    (
+        "format",
+        "  Warning  Unschedulable  2m  volcano  3/4 tasks in gang unschedulable: pod group is not "
+        "ready, 4 Pending, 4 minAvailable; Pending: 1 Unschedulable, 3 Schedulable",
+        "POD_PENDING_RESOURCES",
+    ),
+    # Open MPI's own signal handler in the process (opal/util/stacktrace.c).
+    (
+        "https://github.com/NVIDIA/nccl/issues/291",
+        "[tb2b03210:78142] *** Process received signal ***\n"
+        "[tb2b03210:78142] Signal: Segmentation fault (11)\n"
+        "[tb2b03210:78142] Signal code: Address not mapped (1)",
+        "RANK_CRASH",
+    ),
+    ("format", "[node-3:04242] Signal: Aborted (6)", "RANK_CRASH"),
+    # A Python launcher printing a child's returncode, negative for the signal that killed it.
+    (
+        "https://github.com/mosaicml/llm-foundry/issues/258",
+        "ERROR:composer.cli.launcher:Rank 2 crashed with exit code -7.",
+        "RANK_CRASH",
+    ),
+    ("format", "ERROR:composer.cli.launcher:Rank 0 crashed with exit code -9.", "CONTAINER_OOM"),
+    # A full disk fails the image import that needs it: the disk is the cause.
+    (
+        "https://github.com/NVIDIA/pyxis/issues/53",
+        "slurmstepd: error: pyxis: failed to import docker image\n"
+        "slurmstepd: error: pyxis:     Write failed because No space left on device\n"
+        "slurmstepd: error: pyxis:     FATAL ERROR:Failed to write to output filesystem",
+        "DISK_FULL",
+    ),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("source", "text", "code"), CASES, ids=[c[1][:40] for c in CASES])
+def test_text_gets_its_code(source: str, text: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, text, engine) == code, source
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_healthy_output_raises_none_of_them(engine: str) -> None:
+    assert fired_on_healthy(NEW_RULES, engine) == []
