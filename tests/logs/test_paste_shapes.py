@@ -26,9 +26,10 @@ CATALOG = load_catalog()
 EXAMPLES = sorted(
     {example for rule in CATALOG.rules if rule.makes_findings for example in rule.examples}
 )
-# An NCCL INFO line in the form NCCL 2.2x prints at init, long enough to wrap twice at 80.
+# An NCCL INFO line in the form NCCL 2.2x prints at init, long enough to wrap twice at 80; of
+# a job on two nodes (on one node an EFA fallback is only a warning, test_single_node_fallback).
 FILLER = (
-    "gpu-node-0:1042:1107 [3] NCCL INFO comm 0x55d5c0a1b2c0 rank 3 nRanks 8 nNodes 1 "
+    "gpu-node-0:1042:1107 [3] NCCL INFO comm 0x55d5c0a1b2c0 rank 3 nRanks 16 nNodes 2 "
     "localRanks 8 localRank 3 MNNVL 0 - Init COMPLETE, cudaDev 3 nvmlDev 3 busId 9b000 "
     "commId 0x8a2f1c3d4e5b6a79"
 )

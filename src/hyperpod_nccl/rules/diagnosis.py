@@ -94,6 +94,30 @@ def _derive_efa_fallback(
         )
 
 
+def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
+    """Every communicator NCCL described spans one node (nNodes 1): its ranks exchange data
+    over P2P, SHM or NVLink and no network transport is used, so the OFI plugin failing to
+    start (a single EFA-less node, a container without /dev/infiniband) costs nothing here.
+    A warning for when the job spans nodes, not the failure. Read per host: each host the
+    fallback was seen on says nNodes 1 and no communicator anywhere spans more (logs of
+    several jobs pasted together must not lend one job's single node to another).
+    """
+    builder = builders.get("EFA_TCP_FALLBACK")
+    if builder is None or builder.status is not Status.FAIL or not builder.hosts:
+        return
+    counts = facts.node_counts
+    if any(counts.get(host) != {1} for host in builder.hosts):
+        return
+    if any(n > 1 for seen in counts.values() for n in seen):
+        return
+    builder.status = Status.WARN
+    builder.title = (
+        (builder.title or "the aws-ofi-nccl plugin did not start; NCCL uses TCP sockets")
+        + " (every communicator is on one node, nNodes 1: no traffic crosses the network here;"
+        " it will once the job spans nodes)"
+    )
+
+
 def _derive_socket_ifname(
     facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
@@ -414,6 +438,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_nvls_stall(analysis, builders, catalog)
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
+    _settle_single_node_fallback(facts, builders)
     _settle_unclassified(builders)
     _map_process_ranks(builders.values(), facts)
     findings: list[Finding] = []

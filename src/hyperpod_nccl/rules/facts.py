@@ -39,6 +39,8 @@ class Facts:
     )
     comm_ranks: dict[tuple[str, int, int], int] = field(default_factory=dict)
     world_size: int | None = None
+    # host -> nNodes of each communicator NCCL described there ('comm 0x.. nRanks n nNodes k').
+    node_counts: dict[str, set[int]] = field(default_factory=dict)
     init_complete: dict[tuple[str, str, int, int], int] = field(default_factory=dict)
     nvls: dict[tuple[str, str, int, int], Occurrence] = field(default_factory=dict)
     timeout_origins: set[int] = field(default_factory=set)
@@ -102,6 +104,11 @@ class Facts:
             self.world_size = max(self.world_size or 0, nranks)
         if occ.process is not None and len(self.comm_ranks) < MAX_IDENTITIES:
             self.comm_ranks.setdefault(occ.process, int(captures["rank"]))
+
+    def _record_nccl_comm_nodes(self, captures: dict[str, str], occ: Occurrence) -> None:
+        nodes = captures.get("nnodes", "")
+        if nodes.isdigit() and occ.host and len(self.node_counts) < MAX_IDENTITIES:
+            self.node_counts.setdefault(occ.host, set()).add(int(nodes))
 
     def _record_nccl_init_complete(self, captures: dict[str, str], occ: Occurrence) -> None:
         if occ.process is not None:
@@ -167,6 +174,8 @@ class Facts:
             self.init_complete[key] = max(line, self.init_complete.get(key, 0))
         self.nvls.update(later.nvls)
         self.timeout_origins |= later.timeout_origins
+        for host, counts in later.node_counts.items():
+            self.node_counts.setdefault(host, set()).update(counts)
         self.progress_sources |= later.progress_sources
         self.hosts |= later.hosts
         if later.world_size:
