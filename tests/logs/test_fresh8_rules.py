@@ -1,5 +1,6 @@
 """The rules fresh8's and fresh9's misses led to (issue 18), on the real line of the miss (with
-its page) and the same message as its program prints it elsewhere (marked "format")."""
+its page) and the same message as its program prints it elsewhere (marked "format"); and three
+messages of the same programs found answered "none found" or misread while checking them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from pathlib import Path
 import pytest
 from rule_cases import ENGINES, fired_on_healthy, root_of
 
-NEW_RULES = {"mpi-daemon-lost", "device-plugin-xid", "volcano-gang-unschedulable"}
+NEW_RULES = {
+    "mpi-daemon-lost",
+    "device-plugin-xid",
+    "volcano-gang-unschedulable",
+    "nvidia-smi-no-driver",
+}
 
 CASES = [
     # Open MPI's error manager when a node's daemon goes away (ORTE; PRRTE in Open MPI 5).
@@ -69,6 +75,21 @@ CASES = [
         "slurmstepd: error: pyxis:     Write failed because No space left on device\n"
         "slurmstepd: error: pyxis:     FATAL ERROR:Failed to write to output filesystem",
         "DISK_FULL",
+    ),
+    # nvidia-smi when NVML finds no loaded kernel driver; torch.cuda when it counts no GPU;
+    # torchelastic's error handler under Python logging's default format.
+    (
+        "format",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+        "that the latest NVIDIA driver is installed and running.",
+        "DRIVER_MISMATCH",
+    ),
+    ("format", "RuntimeError: No CUDA GPUs are available", "GPU_ACCESS_LOST"),
+    (
+        "format",
+        'ERROR:torch.distributed.elastic.multiprocessing.errors.error_handler:{"message": '
+        '{"message": "RuntimeError: oops", "extraInfo": {}}}',
+        "UNCLASSIFIED_FAILURE",
     ),
 ]
 
