@@ -12,14 +12,14 @@ from typing import Any
 import yaml
 
 MESSAGES = Path(__file__).resolve().parents[1] / "fixtures" / "messages"
-FILES = ("nccl_ofi_efa.yaml", "torch_host.yaml", "launchers.yaml")
+FILES = ("nccl_ofi_efa.yaml", "torch_host.yaml", "launchers.yaml", "containers.yaml")
 
 # printf conversions, with the extensions of the programs that print these messages: Slurm's
 # %pJ / %ps (a job or step id), the kernel's %pGg (GFP flag names) and %*pbl (a bitmap as a
-# list), glibc's %m (strerror(errno)), Go's %v and %q.
+# list), glibc's %m (strerror(errno)), Go's %v, %q and %w (a wrapped error).
 _PRINTF = re.compile(
     r"%(?P<ext>\*pbl|p[Js](?![a-z])|pGg)"
-    r"|%(?P<flags>[-+ #0]*)[0-9*]*(?:\.[0-9]+|\.\*)?(?:hh|h|ll|l|z|j|t|L)?(?P<conv>[diouxXeEfgGcspmqv%])"
+    r"|%(?P<flags>[-+ #0]*)[0-9*]*(?:\.[0-9]+|\.\*)?(?:hh|h|ll|l|z|j|t|L)?(?P<conv>[diouxXeEfgGcspmqvw%])"
 )
 # A brace holding a printf conversion is literal text (Go's "{%s: %s}" for a taint).
 _FIELD = re.compile(r"\{([^{}%]+)\}")
@@ -31,6 +31,7 @@ _PRINTF_VALUES = {
     "m": "No such file or directory",  # strerror(ENOENT)
     "q": '"value"',  # Go's %q quotes its string
     "v": "value",
+    "w": "value",  # Go's %w prints the wrapped error
 }
 _EXTENSIONS = {
     "ps": "StepId=1234.0",  # Slurm: log_build_step_id_str
