@@ -63,16 +63,10 @@ BLIND = {
     "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u002", "u017"})),
     # fresh10: GitHub threads of long-tail repositories (JAX/XLA, TensorFlow, Horovod, Chainer,
     #   Paddle, RCCL, research code, Chinese-language reports), scored at c4174c7.
-    # v002: TensorFlow's bundled NCCL 2.4 'NET/IB : collective mismatch error local size 348160
-    #   remote 32768' (no comma after 'error'), answered UNCLASSIFIED_FAILURE;
-    # v009: PyTorch 1.x TCPStore 'RuntimeError: Address already in use' (no errno text) at
-    #   env:// rendezvous, answered APP_EXCEPTION;
-    # v019: ChainerMN's Open MPI handler 'Signal: Segmentation fault (11)' without a [host:pid]
-    #   prefix, backtrace in libnccl.so.2/libmlx4, answered null;
     # v040 (HEALTHY): fairseq on two nodes with NCCL_SOCKET_IFNAME=eth0,docker0, 'NET/Socket :
     #   Using [0]eth0:... [1]docker0:172.17.0.1'; the run trains, the tool names SOCKET_IFNAME as
     #   a WARN root cause (no FAIL).
-    "fresh10.jsonl": BlindSet("v", 41, 9, frozenset({"v002", "v009", "v019", "v040"})),
+    "fresh10.jsonl": BlindSet("v", 41, 9, frozenset({"v040"})),
 }
 FILES = {path.name: path for path in CORPORA}
 

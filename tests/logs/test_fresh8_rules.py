@@ -1,4 +1,4 @@
-"""The rules fresh8's and fresh9's misses led to (issue 18), on the real line of the miss (with
+"""The rules fresh8's, fresh9's and fresh10's misses led to (issue 18), on the real line of the miss (with
 its page) and the same message as its program prints it elsewhere (marked "format"); and three
 messages of the same programs found answered "none found" or misread while checking them."""
 
@@ -75,6 +75,26 @@ CASES = [
         "slurmstepd: error: pyxis:     Write failed because No space left on device\n"
         "slurmstepd: error: pyxis:     FATAL ERROR:Failed to write to output filesystem",
         "DISK_FULL",
+    ),
+    # fresh10: NCCL 2.4's wording of the IB receive-size check (no comma), PyTorch before 1.9's
+    # TCPStore bind error, Open MPI's signal report pasted without its [host:pid] column.
+    (
+        "https://github.com/tensorflow/tensorflow/issues/34375",
+        "host2:14508:15205 [0] external/nccl_archive/src/transport/net_ib.cc:651 NCCL WARN "
+        "NET/IB : collective mismatch error local size 348160 remote 32768 addr 7fb47b011000 "
+        "rkey baa8 seq 5a/5a",
+        "NCCL_INVALID_USAGE",
+    ),
+    (
+        "https://github.com/open-mmlab/mmdetection/issues/2129",
+        "    store = TCPStore(master_addr, master_port, world_size, start_daemon)\nRuntimeError: Address already in use",
+        "RENDEZVOUS_FAILURE",
+    ),
+    (
+        "https://github.com/chainer/chainer/issues/7586",
+        "*** Process received signal ***\nSignal: Segmentation fault (11)\nSignal code: Address not "
+        "mapped (1)",
+        "RANK_CRASH",
     ),
     # nvidia-smi when NVML finds no loaded kernel driver; torch.cuda when it counts no GPU;
     # torchelastic's error handler under Python logging's default format.
