@@ -67,6 +67,25 @@ BLIND = {
     #   Using [0]eth0:... [1]docker0:172.17.0.1'; the run trains, the tool names SOCKET_IFNAME as
     #   a WARN root cause (no FAIL).
     "fresh10.jsonl": BlindSet("v", 41, 9, frozenset({"v040"})),
+    # fresh11: GitHub threads opened in 2025-2026 (NCCL 2.25-2.27, PyTorch 2.6+, Blackwell,
+    #   Dynamo/NIXL/UCX, slime, verl, SGLang), scored at c6f86fd; the same misses both engines.
+    # w001: NCCL's ibvwrap 'Call to ibv_reg_mr_iova2 failed with error Invalid argument'
+    #   behind 'NCCL Error 2: unhandled system error' in a Markdown '> ' quote (APP_EXCEPTION);
+    # w003: UCCL's own 'Failed to modify QP to RTR: Connection timed out' / 'errno: 110' (null);
+    # w005: nccl-tests' 'Test NCCL failure common.cu:1005 'unhandled CUDA error'' (null);
+    # w008: UCX ib_mlx5_log.c 'UCX  ERROR Local protection error on mlx5_0:1/RoCE' on an
+    #   RDMA_WRITE, then nixlBackendError, terminal-wrapped (null);
+    # w009: UCX 'failed to create UD QP ... failed: Invalid argument' on erdma_0, then
+    #   'Caught signal 11 (Segmentation fault' (RANK_CRASH over the verbs failure);
+    # w010: UCX srd_iface.c 'send completion[0] with error on rdmap132s0/...: Work Request
+    #   Flushed Error' on EFA devices (null);
+    # w014: lmdeploy TurboMind '[TM][ERROR] CUDA runtime error: out of memory' (APP_EXCEPTION).
+    "fresh11.jsonl": BlindSet(
+        "w",
+        22,
+        5,
+        frozenset({"w001", "w003", "w005", "w008", "w009", "w010", "w014"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
