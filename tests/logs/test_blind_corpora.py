@@ -85,6 +85,21 @@ BLIND = {
         22,
         5,
         frozenset({"w001", "w003", "w005", "w008", "w009", "w010", "w014"}),
+    # fresh12: pre-2025 GitHub threads in cluster paste shapes (srun, mpirun/Hydra banners,
+    #   kubectl and scheduler logs, AzureML pod prefixes), scored at c6f86fd; 18 cases, 1 healthy.
+    # x005: Open MPI's 'exited on signal 9 (Killed)' without a [host:pid] prefix
+    #   (UNCLASSIFIED_FAILURE); x006: MPICH Hydra's 'EXIT CODE: 9' / 'Killed (signal 9)' (null);
+    # x012: glibc '_int_malloc: Assertion' then Open MPI 'Signal: Aborted (6)' (null; the "re"
+    #   engine answers RANK_CRASH); x013: TF 'visible_device_list listed an invalid GPU id'
+    #   (APP_EXCEPTION); x014: Horovod's stall warning, ranks missing for 60 s (null);
+    # x015: Gloo 'connect [127.0.1.1]:3210: Connection refused', a loopback address advertised
+    #   to a remote peer, labelled SOCKET_IFNAME, answered NET_UNREACHABLE (debatable label);
+    # x018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in' (RENDEZVOUS_FAILURE).
+    "fresh12.jsonl": BlindSet(
+        "x",
+        18,
+        1,
+        frozenset({"x005", "x006", "x012", "x013", "x014", "x015", "x018"}),
     ),
 }
 FILES = {path.name: path for path in CORPORA}
