@@ -352,10 +352,9 @@ class ProgressCollector:
         op_names = {op: op.decode() for op in set(map(itemgetter(1), rows))}
         counts = map(int, map(itemgetter(2), rows), repeat(16))
         named = map(op_names.__getitem__, map(itemgetter(1), rows))
-        # The last op of each (key, opCount), in the order they first came; pruned at the end,
-        # which keeps the same most recent ones (see _keep_recent).
-        latest = dict(zip(zip(ids, counts, strict=True), named, strict=True))
-        for (i, opcount), op in latest.items():
+        # As _coll writes them, row by row; pruned at the end, which keeps the same most
+        # recent ones (see _keep_recent).
+        for i, opcount, op in zip(ids, counts, named, strict=True):
             ops_of[i][opcount] = op
         for ops in ops_of:
             if len(ops) > 2 * MAX_OPS_KEPT:
