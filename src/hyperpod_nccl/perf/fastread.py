@@ -27,6 +27,7 @@ through the line-by-line reader itself; so does everything after a line longer t
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -236,21 +237,24 @@ class FastReader:
         # collector's COLL reading (a row holds "opCount" once): then they can be read after the
         # other lines. When every line is one, their line numbers follow from the first.
         if b": opCount " in data:
-            n, rows = self.counts.lines, COLL_ROW.findall(data)
-            if rows and len(rows) == len(lines) and not last:
-                self.collector.feed_coll_rows(
-                    self.name, rows, range(n + 1, n + 1 + len(rows)), lines.__getitem__
-                )
-                self.counts.lines = n + len(rows)
-                return
-            if rows and data.count(b"opCount") == len(rows):
-                self._with_coll_rows(data)
-                return
+            n, opcounts = self.counts.lines, data.count(b"opCount")
+            if opcounts == len(lines) and not last:
+                rows = COLL_ROW.findall(data)
+                if len(rows) == len(lines):
+                    self.collector.feed_coll_rows(
+                        self.name, rows, range(n + 1, n + 1 + len(rows)), lines.__getitem__
+                    )
+                    self.counts.lines = n + len(rows)
+                    return
+            else:
+                matches = list(COLL_ROW.finditer(data))
+                if matches and len(matches) == opcounts:
+                    self._with_coll_rows(data, matches)
+                    return
         self._last_line(last, self._lines(lines, self.counts.lines))
 
-    def _with_coll_rows(self, data: bytes) -> None:
+    def _with_coll_rows(self, data: bytes, rows: list[re.Match[bytes]]) -> None:
         """The lines between the COLL rows one by one, then the rows in bulk."""
-        rows = list(COLL_ROW.finditer(data))
         numbers: list[int] = []
         n, pos = self.counts.lines, 0
         for row in rows:
