@@ -17,7 +17,11 @@ in this same run:
 and prints the ratio ours/baseline, our throughput and peak RSS, our throughput beyond the
 start-up (what reading the log costs), and checks that the slow node (or the rank behind)
 was found.
-Last measured: see the README's speed table.
+Last measured (2-core shared machine, `--runs 3 --before 6bee5f9`, the code before COLL lines
+were read in bulk): `--kind coll --nodes 16 --rounds 2` 96 MB/s beyond start-up against 39
+MB/s before (load 1.6; 33 against 16 at load 2.8 to 3.5 with `--runs 5`); `--nodes 128
+--rounds 24` 80 against 84 MB/s (load 1.6 to 1.9; that reading did not change). The README's
+speed table has the rest.
 Usage: python benchmarks/perf_throughput.py [--kind sweep|coll] [--nodes 64] [--rounds 12]
        [--runs 3] [--before REV]
 """

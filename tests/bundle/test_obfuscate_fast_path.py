@@ -3,7 +3,8 @@ those lines are read) learns the same names and writes the same bytes, with the 
 stand-ins in the same order, as its passes run on the whole text: on the real fixtures, on
 the corpus logs, and on variants of them made to reach the edges of the line filter
 (non-ASCII digits and case-folded letters that `re` matches, NUL bytes, CR line ends,
-undecodable bytes, no final newline)."""
+undecodable bytes, no final newline). Each pass of `learn` reads only the lines its own
+expressions of the scan matched, which a line for one pass among lines for another checks."""
 
 from __future__ import annotations
 
@@ -112,3 +113,19 @@ def test_buffer_with_no_candidate_line_is_returned_as_it_was(tmp_path: Path) -> 
     obfuscator.learn_host("kolyoz2")
     data = "".join(NOISE[3:]).encode() * 50
     assert obfuscator.apply_bytes(data) is data
+
+
+def test_each_pass_reads_its_lines_as_they_stand_in_the_whole_text() -> None:
+    # `ost=` counts only after an H or h: at a line start it is not a host (not even the first
+    # line its pass reads), and lines for other passes around it change nothing.
+    data = b"kolyoz3:1:2 [0] NCCL INFO Bootstrap\nost=gpu-77 up\nHost=gpu-78 up\n"
+    _check(data)
+    _, fast = _both(data)
+    assert "gpu-78" in fast.hosts and "gpu-77" not in fast.hosts
+    _check(b"ost=gpu-79 up\n" + data)  # the buffer's first line: nothing before it
+    # A pass that reads the lines of two expressions (an owner id is an account id too), and
+    # one that reads the lines of three (pod roles): stand-ins numbered as in the whole text.
+    _check(b"OwnerId=210987654321\naccount 123456789012\nmpi-launcher-7 up\ntrain-worker-2 up\n")
+    for line in EDGE_LINES:  # each edge line alone, and after lines that only other passes read
+        _check(line.encode())
+        _check(data + line.encode() + data)

@@ -5,7 +5,11 @@ table lines skipped, the line and character counts and the per-rank progress mus
 same. Inputs: every text fixture of tests/fixtures/perf, and variants made from them the way
 real logs differ (launcher labels and time stamps in front, several tasks interleaved, CRLF,
 non-ASCII text, a missing last line end, over-long lines, NCCL INFO lines whose prefixes are
-odd), read with small chunks so that chunk ends fall everywhere.
+odd), read with small chunks so that chunk ends fall everywhere. COLL traces made of the
+fixtures' real COLL lines (many ranks, one behind, a mismatch, communicators re-made with
+another size, pids written with leading zeros, more opCounts than are kept, other lines and
+COLL lines that are not read in bulk among them) check the bulk reading of COLL lines, down
+to the collector's records and their order.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import pytest
 
 from hyperpod_nccl.perf.fastread import FastReader
 from hyperpod_nccl.perf.nccl_tests import TextParser
-from hyperpod_nccl.perf.progress import ProgressCollector
+from hyperpod_nccl.perf.progress import COLL_ROW, MAX_OPS_KEPT, ProgressCollector, _keep_recent
 from hyperpod_nccl.safeio import MAX_LINE_BYTES, bounded_lines
 
 PERF = Path(__file__).parent.parent / "fixtures" / "perf"
@@ -48,7 +52,22 @@ def read(data: bytes, fast: bool, chunk: int = 1 << 12) -> dict[str, Any]:
         "chars": counts.chars,
         "progress": collector.result().summary(),
         "findings": [f.to_dict() for f in collector.result().findings],
+        "coll": coll_records(collector),
     }
+
+
+def coll_records(collector: ProgressCollector) -> list[Any]:
+    """What the collector kept of COLL lines, in the order it kept it (ops as result() keeps
+    them: the most recent MAX_OPS_KEPT)."""
+    return [
+        list(collector.coll_last.items()),
+        list(collector.coll_nranks.items()),
+        [(k, list(_keep_recent(dict(v)).items())) for k, v in collector.coll_ops.items()],
+        [
+            (k, list(p.comm_order.items()), list(p.comm_ranks.items()))
+            for k, p in sorted(collector.processes.items())
+        ],
+    ]
 
 
 def same_both_ways(data: bytes, chunk: int = 1 << 12) -> dict[str, Any]:
@@ -154,3 +173,85 @@ def test_an_analyzer_block_is_read_line_by_line_until_it_closes() -> None:
     data = noise + block.read_bytes() + noise
     result = same_both_ways(data)
     assert any(f["code"] == "STALLED_RANKS" for f in result["findings"])
+
+
+COLL_FIXTURE = (
+    PERF / "progress" / "coll-opcount-trace-h100-tp2-allgather-reducescatter-allreduce.txt"
+)
+
+
+def coll_trace(seed: int) -> tuple[bytes, int]:
+    """A COLL trace of the fixture's real lines for a few ranks; returns it and how many of its
+    lines COLL_ROW reads whole."""
+    rng = random.Random(seed)
+    template = [ln.split(" NCCL INFO ", 1)[1] for ln in _lines(COLL_FIXTURE)]
+    template = [ln.split(": opCount ", 1) for ln in template if ": opCount " in ln]
+    ranks = rng.randint(2, 12)
+    behind = rng.randrange(ranks)
+    ops = rng.randint(50, 3 * MAX_OPS_KEPT)
+    noise = [ln for p in NCCL_DEBUG for ln in _lines(p) if "opCount" not in ln]
+    out: list[str] = []
+    for r in range(ranks):  # Init lines give some ranks their rank in the communicator
+        if rng.random() < 0.5:
+            out.append(
+                f"p5-{r // 8}:{1000 + r}:1 [{r % 8}] NCCL INFO comm 0x{r:04x}55fca23fc0f0 "
+                f"rank {r} nranks {ranks} cudaDev {r % 8} nvmlDev {r % 8} - Init COMPLETE"
+            )
+    for op in range(ops):
+        name, rest = template[op % len(template)]
+        rest = rest.split(" ", 1)[1].replace("[nranks=2]", f"[nranks={ranks}]")
+        for r in range(ranks):
+            if r == behind and op >= ops - rng.randint(1, 20):
+                continue
+            pid = f"{1000 + r}" if rng.random() < 0.9 else f"0{1000 + r}"  # the same process
+            comm = f"0x{r:04x}55fca23fc0f0"
+            if r == 2 and op % 2:  # a second communicator of the same size in one process
+                comm = f"0x{r:04x}66aa00000000"
+            if r == 1 and op > ops // 2:  # the communicator made again, with another size
+                rest_r = rest.replace(f"[nranks={ranks}]", f"[nranks={ranks + 1}]")
+            else:
+                rest_r = rest
+            rest_r = rest_r.replace("comm 0x55fca23fc0f0", f"comm {comm}").replace(
+                "comm 0x55e290bd32d0", f"comm {comm}"
+            )
+            count, op_name = op, name
+            if r == 0 and op == ops - 30:  # rank 0 names its last opCount another collective
+                count, op_name = op - 1, "Broadcast"
+            line = (
+                f"p5-{r // 8}:{pid}:{2000 + r} [{r % 8}] NCCL INFO {op_name}: opCount {count:x} "
+                + rest_r
+            )
+            if rng.random() < 0.02:
+                line = rng.choice(
+                    [
+                        f"(RayTrainWorker pid=1) {line}",  # not from the line's start
+                        line.replace("sendbuff 0x", "sendbuff (nil) 0x", 1).replace(
+                            "(nil) 0x7", "(nil)"
+                        ),
+                        line.split(" [nranks=")[0],  # cut short
+                        line.replace("p5-", "opCount-p5-", 1),  # "opCount" twice
+                    ]
+                )
+            out.append(line)
+        if rng.random() < 0.1:
+            out.append(rng.choice(noise))
+    text = "\n".join(out) + "\n"
+    return text.encode(), len(COLL_ROW.findall(text.encode()))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_coll_traces_read_the_same(seed: int) -> None:
+    data, whole = coll_trace(seed)
+    assert whole > len(data.splitlines()) // 2  # most of it is read in bulk
+    result = same_both_ways(data, chunk=random.Random(seed).choice([1 << 10, 1 << 12, 1 << 16]))
+    assert result["coll"][0] and result["progress"]["members"]
+
+
+def test_a_pure_coll_trace_and_its_findings() -> None:
+    # Every line of every chunk a COLL row: the rows' line numbers follow from the chunk's first.
+    data, _ = coll_trace(100)
+    data = b"".join(ln + b"\n" for ln in data.splitlines() if COLL_ROW.fullmatch(ln + b"\n"))
+    result = same_both_ways(data, chunk=1 << 14)
+    assert result["lines"][0] == len(data.splitlines())
+    codes = {f["code"] for f in result["findings"]}
+    assert {"STALLED_RANKS", "NCCL_INVALID_USAGE"} <= codes

@@ -79,20 +79,47 @@ class LineScan:
 
         with self._lock:
             self._db.scan(data, match_event_handler=on_match)
-        ends.sort()
-        regions: list[tuple[int, int]] = []
-        covered = -1  # the end of the last region
-        size = len(data)
-        for end in ends:
-            last = end - 1  # the match's last byte: every expression stays inside one line
-            if last < covered:
-                continue
-            start = data.rfind(b"\n", 0, last) + 1
-            stop = data.find(b"\n", last)
-            stop = size if stop < 0 else stop + 1
-            if regions and start <= covered:
-                regions[-1] = (regions[-1][0], stop)
-            else:
-                regions.append((start, stop))
-            covered = stop
-        return regions
+        return lines_of(data, ends)
+
+    def regions_by_expression(self, data: bytes) -> dict[int, list[tuple[int, int]]]:
+        """`regions`, apart for each expression (by its index) that matched."""
+        ends: dict[int, list[int]] = {}
+
+        def on_match(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            ends.setdefault(id_, []).append(end)
+
+        with self._lock:
+            self._db.scan(data, match_event_handler=on_match)
+        return {i: lines_of(data, found) for i, found in ends.items()}
+
+
+def lines_of(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
+    """The whole lines of `data` in which matches end at `ends`, merged where they touch."""
+    ends.sort()
+    regions: list[tuple[int, int]] = []
+    covered = -1  # the end of the last region
+    size = len(data)
+    for end in ends:
+        last = end - 1  # the match's last byte: every expression stays inside one line
+        if last < covered:
+            continue
+        start = data.rfind(b"\n", 0, last) + 1
+        stop = data.find(b"\n", last)
+        stop = size if stop < 0 else stop + 1
+        if regions and start <= covered:
+            regions[-1] = (regions[-1][0], stop)
+        else:
+            regions.append((start, stop))
+        covered = stop
+    return regions
+
+
+def union(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Whole-line spans of several `regions`, in order, merged where they overlap or touch."""
+    merged: list[tuple[int, int]] = []
+    for start, stop in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(stop, merged[-1][1]))
+        else:
+            merged.append((start, stop))
+    return merged

@@ -249,19 +249,51 @@ class Obfuscator:
 
     # ------------------------------------------------------------------ learning
     def learn_bytes(self, data: bytes) -> None:
-        """`learn(data.decode("utf-8", "replace"))`, reading only the lines it can match."""
+        """`learn(data.decode("utf-8", "replace"))`, each of its passes reading only the lines
+        its own expressions of the scan matched."""
         scan = _learn_scan()
         if scan is None:
             self.learn(data.decode("utf-8", "replace"))
             return
         # Whole lines cut at `\n`, which no multi-byte sequence holds: each decodes as it did
-        # inside the buffer, and every pass of `learn` stays inside one line.
-        regions = scan.regions(data)
-        if regions:
-            self.learn(b"".join(data[s:e] for s, e in regions).decode("utf-8", "replace"))
+        # inside the buffer, and every pass of `learn` stays inside one line. A pass sees its
+        # lines in their order, each after a line end as in the whole text (unless it is the
+        # buffer's first), so it meets the same matches in the same order.
+        found = scan.regions_by_expression(data)
+        for learn_pass, expressions in self._learning_passes():
+            spans = [span for i in expressions for span in found.get(i, ())]
+            if not spans:
+                continue
+            regions = linescan.union(spans) if len(expressions) > 1 else spans
+            text = b"".join(data[s:e] for s, e in regions).decode("utf-8", "replace")
+            learn_pass("\n" + text if regions[0][0] else text)
 
     def learn(self, text: str) -> None:
         """Find host names and account ids in `text` (call for everything before `apply`)."""
+        for learn_pass, _ in self._learning_passes():
+            learn_pass(text)
+
+    def _learning_passes(self) -> list[tuple[Callable[[str], None], tuple[int, ...]]]:
+        """learn's passes in their order, each with the indexes in _LEARN_SCAN of the
+        expressions that match wherever it can."""
+        return [
+            (self._learn_nccl, (0,)),
+            *((partial(self._learn_context, i), (1 + i,)) for i in range(len(_CONTEXTS))),
+            *(
+                (partial(self._learn_accounts, i), ids)
+                for i, ids in enumerate(((9,), (10,), (11, 12), (12,)))
+            ),
+            (self._learn_addresses, (13, 14)),
+            (self._learn_urls, (15,)),
+            (self._learn_emails, (16,)),
+            *(
+                (partial(self._learn_pod_refs, i), (18,) if literal == "Pod " else (17,))
+                for i, (literal, _) in enumerate(_POD_REFS)
+            ),
+            (self._learn_pods, (19, 20, 21)),
+        ]
+
+    def _learn_nccl(self, text: str) -> None:
         recent = ""  # NCCL prints one host on many lines in a row: check it first
         for tail in _NCCL_TAIL.finditer(text):
             start = end = tail.start() - (text[tail.start() - 1 : tail.start()] == " ")
@@ -274,38 +306,49 @@ class Obfuscator:
             if start < end:
                 recent = text[start:end]
                 self.learn_host(recent)
-        for literal, regex, preceded_by in _CONTEXTS:
-            if literal not in text:
+
+    def _learn_context(self, index: int, text: str) -> None:
+        literal, regex, preceded_by = _CONTEXTS[index]
+        if literal not in text:
+            return
+        for match in regex.finditer(text):
+            if preceded_by and text[match.start() - 1 : match.start()] not in preceded_by:
                 continue
+            value = match.group(1)
+            if regex.groupindex.get("label") and not re.search(r"[\d.-]", value):
+                continue  # a bare word and a colon: `Error: `, `Note: `
+            self.learn_host(value)
+
+    def _learn_accounts(self, index: int, text: str) -> None:
+        literal, regex = _ACCOUNT_CONTEXTS[index]
+        if literal in text:
             for match in regex.finditer(text):
-                if preceded_by and text[match.start() - 1 : match.start()] not in preceded_by:
-                    continue
-                value = match.group(1)
-                if regex.groupindex.get("label") and not re.search(r"[\d.-]", value):
-                    continue  # a bare word and a colon: `Error: `, `Note: `
-                self.learn_host(value)
-        for literal, regex in _ACCOUNT_CONTEXTS:
-            if literal in text:
-                for match in regex.finditer(text):
-                    self._learn_account(match.group("id"))
+                self._learn_account(match.group("id"))
+
+    def _learn_addresses(self, text: str) -> None:
         lowered = text.lower() if "aster" in text or "ASTER" in text or "dzv" in text else ""
         for literal, regex in _ADDR_CONTEXTS:
             if literal in lowered:  # MASTER_ADDR, master_addr, --rdzv-endpoint
                 for match in regex.finditer(text):
                     self.learn_host(match.group("host"))
+
+    def _learn_urls(self, text: str) -> None:
         if "://" in text:
             for match in _URL_HOST.finditer(text):
                 self._learn_registered(match.group("host"))
+
+    def _learn_emails(self, text: str) -> None:
         if "@" in text:
             for match in _EMAIL.finditer(text):
                 if match.start() > 0 and text[match.start() - 1] in _EMAIL_LOCAL:
                     self._learn_registered(match.group("domain"))
-        for literal, regex in _POD_REFS:
-            if literal in text:
-                for match in regex.finditer(text):
-                    if match.start() == 0 or not text[match.start() - 1].isalnum():
-                        self.learn_host(match.group("host"))
-        self._learn_pods(text)
+
+    def _learn_pod_refs(self, index: int, text: str) -> None:
+        literal, regex = _POD_REFS[index]
+        if literal in text:
+            for match in regex.finditer(text):
+                if match.start() == 0 or not text[match.start() - 1].isalnum():
+                    self.learn_host(match.group("host"))
 
     def _learn_pods(self, text: str) -> None:
         """Pod-shaped names (`job-worker-3`) wherever they stand, found from their role."""

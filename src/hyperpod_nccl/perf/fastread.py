@@ -13,6 +13,11 @@ it names; give a COLL line to the collector alone; hand any other line on with i
 end already known (`TextParser.feed_peeled`); or decode and feed it whole as the line reader
 does, with the same line number.
 
+COLL lines as NCCL prints them (progress.COLL_ROW, from the line's start) are found in the
+whole chunk with one regex and handed to `ProgressCollector.feed_coll_rows` together, when no
+other line of the chunk holds "opCount" (then no other line touches what they write, and they
+can be read after the others): a COLL trace is mostly such lines.
+
 The result is the same as feeding every line (tests/perf/test_fast_read.py compares them on
 the fixtures and on generated variants). Where a chunk holds what the line-by-line reader
 treats specially (a carriage return, a line near safeio.MAX_LINE_BYTES), that chunk goes
@@ -22,13 +27,14 @@ through the line-by-line reader itself; so does everything after a line longer t
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from hyperpod_nccl.perf.nccl_tests import TRANSPORTS, TextParser
 from hyperpod_nccl.perf.prefixes import peel
-from hyperpod_nccl.perf.progress import ProgressCollector
+from hyperpod_nccl.perf.progress import COLL_ROW, ProgressCollector
 from hyperpod_nccl.safeio import MAX_LINE_BYTES, bounded_lines
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -227,7 +233,55 @@ class FastReader:
             self._feed_lines(bounded_lines(io.BytesIO(data)))  # as the line reader reads it
             return
         self.counts.chars += len(data) if data.isascii() else len(data.decode("utf-8", "replace"))
-        n = self.counts.lines
+        # Whole COLL lines are read in bulk when no other line of the chunk reaches the
+        # collector's COLL reading (a row holds "opCount" once): then they can be read after the
+        # other lines. When every line is one, their line numbers follow from the first.
+        if b": opCount " in data:
+            n, opcounts = self.counts.lines, data.count(b"opCount")
+            if opcounts == len(lines) and not last:
+                rows = COLL_ROW.findall(data)
+                if len(rows) == len(lines):
+                    self.collector.feed_coll_rows(
+                        self.name, rows, range(n + 1, n + 1 + len(rows)), lines.__getitem__
+                    )
+                    self.counts.lines = n + len(rows)
+                    return
+            else:
+                matches = list(COLL_ROW.finditer(data))
+                if matches and len(matches) == opcounts:
+                    self._with_coll_rows(data, matches)
+                    return
+        self._last_line(last, self._lines(lines, self.counts.lines))
+
+    def _with_coll_rows(self, data: bytes, rows: list[re.Match[bytes]]) -> None:
+        """The lines between the COLL rows one by one, then the rows in bulk."""
+        numbers: list[int] = []
+        n, pos = self.counts.lines, 0
+        for row in rows:
+            start = row.start()
+            if start != pos:  # data[pos:start] is whole lines, each ending in a line end
+                n = self._lines(data[pos:start].split(b"\n")[:-1], n)
+            n += 1
+            numbers.append(n)
+            pos = row.end()
+        lines = data[pos:].split(b"\n")
+        last = lines.pop()
+        n = self._lines(lines, n)
+        self.collector.feed_coll_rows(
+            self.name, [r.groups() for r in rows], numbers, lambda i: rows[i].group()[:-1]
+        )
+        self._last_line(last, n)
+
+    def _last_line(self, last: bytes, n: int) -> None:
+        if last:  # the input's last line, without a line end
+            n += 1
+            line = last.decode("utf-8", "replace")
+            self.parser.feed(n, line)
+            self.collector.feed(self.name, n, line)
+        self.counts.lines = n
+
+    def _lines(self, lines: list[bytes], n: int) -> int:
+        """Feed whole lines (without their line ends) numbered from n + 1; return the last number."""
         parser, collector, name = self.parser, self.collector, self.name
         feed, feed_net, progress = parser.feed, parser.feed_net, collector.feed
         feed_peeled = parser.feed_peeled
@@ -263,9 +317,4 @@ class FastReader:
             feed(n, line)
             progress(name, n, line)
             idle = collector.idle()
-        if last:  # the input's last line, without a line end
-            n += 1
-            line = last.decode("utf-8", "replace")
-            feed(n, line)
-            progress(name, n, line)
-        self.counts.lines = n
+        return n

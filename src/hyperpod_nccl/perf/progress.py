@@ -23,9 +23,11 @@ import gzip
 import io
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from hyperpod_nccl.inputs import UnreadableInput, expand
@@ -42,6 +44,23 @@ _COLL = re.compile(
 # `\bcomm `, written to start with its word so that the regex engine can skip to it.
 _COMM = re.compile(r"comm(?<!\wcomm) (?P<comm>0x[0-9a-fA-F]+)")
 _NRANKS = re.compile(r"\[nranks=(?P<n>\d+)\]")
+# A whole COLL line as NCCL prints it (enqueue.cc: "%s: opCount %lx sendbuff %p recvbuff %p
+# count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p"), nothing before the host:
+# for such a line _coll's three regexes find what these groups hold (host, pid, dev, op,
+# opCount, comm, nranks; the match at the line's start), since the `\w+` values can hold no
+# space, `[` or `/` (so no other `comm 0x`, `[nranks=`, nor any word TextParser keeps an NCCL
+# INFO line for). perf/fastread.py finds them in a whole chunk and hands them to feed_coll_rows.
+COLL_ROW = re.compile(
+    rb"^([\w.-]+:\d+:\d+ \[\d+\]) NCCL INFO ([A-Za-z]+): opCount ([0-9a-fA-F]+) "
+    rb"sendbuff \w+ recvbuff \w+ count \w+ datatype \w+ op \w+ root \w+ "
+    rb"(comm 0x[0-9a-fA-F]+ \[nranks=\d+\]) stream \w+\n",
+    re.MULTILINE,
+)
+# Its groups: who (`host:pid:tid [dev]`), op, opCount, and `comm 0x... [nranks=N]`; the first
+# and the last are the same for many rows, so they are taken apart once per distinct pair.
+_WHO = re.compile(rb"([\w.-]+):(\d+):\d+ \[(\d+)\]")
+_COMM_SIZE = re.compile(rb"comm (0x[0-9a-fA-F]+) \[nranks=(\d+)\]")
+_WHO_COMM = itemgetter(0, 3)
 _INIT = re.compile(
     r"(?P<host>[\w.-]+):(?P<pid>\d+):\d+ \[\d+\] NCCL INFO .*?\bcomm (?P<comm>0x[0-9a-fA-F]+) "
     r"rank (?P<rank>\d+) nranks (?P<n>\d+)\b.*?(?:commId (?P<commid>0x[0-9a-fA-F]+))?.*Init (?:COMPLETE|START)"
@@ -174,6 +193,14 @@ def _coll_match(line: str) -> re.Match[str] | None:
     return _COLL.search(line, start)
 
 
+def _parts(pattern: re.Pattern[bytes], text: bytes) -> tuple[bytes, ...]:
+    """The groups of a COLL_ROW group that `pattern` takes apart (it always matches)."""
+    m = pattern.fullmatch(text)
+    if m is None:
+        raise ValueError(f"not a COLL_ROW part: {text!r}")
+    return m.groups()
+
+
 def _keep_recent(ops: dict[int, str]) -> dict[int, str]:
     """Keep the MAX_OPS_KEPT highest opCounts. Pruning a member's ops only now and then gives
     the same as dropping the lowest at every line: an opCount once out of the highest never
@@ -263,6 +290,76 @@ class ProgressCollector:
         ops[opcount] = op
         if len(ops) > 2 * MAX_OPS_KEPT:
             _keep_recent(ops)
+
+    def feed_coll_rows(
+        self,
+        source: str,
+        rows: Sequence[tuple[bytes, ...]],
+        numbers: Sequence[int],
+        text: Callable[[int], bytes],
+    ) -> None:
+        """COLL_ROW's groups of whole lines, in input order: what _coll does line by line, done
+        for all at once. Row i is line numbers[i], and text(i) that line without its end. The
+        caller sees to it that no other line among them reaches _coll, so only their order
+        among themselves counts; a dictionary built from them in that order keeps what the
+        last line of a key wrote, in the order the keys first came, as _coll's do."""
+        if not rows:
+            return
+        # Each distinct (who, comm) once: its key (host, pid, comm) as _coll spells it (the
+        # pid an int, so that "07" and "7" are one process), nranks and device; keys numbered.
+        pairs = {pair: i for i, pair in enumerate(dict.fromkeys(map(_WHO_COMM, rows)))}
+        number_of: dict[_CommKey, int] = {}
+        key_of: list[int] = []  # by pair number
+        spelled: list[tuple[int, int]] = []  # nranks and device, by pair number
+        for who, comm_size in pairs:
+            host_b, pid_b, dev_b = _parts(_WHO, who)
+            comm_b, size_b = _parts(_COMM_SIZE, comm_size)
+            spelled_key = (host_b.decode(), int(pid_b), comm_b.decode())
+            key_of.append(number_of.setdefault(spelled_key, len(number_of)))
+            spelled.append((int(size_b), int(dev_b)))
+        keys = list(number_of)
+        pair_ids = list(map(pairs.__getitem__, map(_WHO_COMM, rows)))
+        ids = list(map(key_of.__getitem__, pair_ids))
+        # Each (process, nranks, comm) gets its ordinal where it first appears, as in _coll.
+        for pair in pairs.values():
+            host, pid, comm = keys[key_of[pair]]
+            size = spelled[pair][0]
+            proc = self.processes.get((host, pid))
+            if proc is None:
+                proc = self.processes[(host, pid)] = _Process()
+            if (size, comm) not in proc.comm_order:
+                proc.comm_order[(size, comm)] = sum(1 for k in proc.comm_order if k[0] == size)
+        last = dict(zip(ids, range(len(rows)), strict=True))  # each key's last row
+        coll_ops = self.coll_ops
+        for i, row in last.items():
+            key = keys[i]
+            size, dev = spelled[pair_ids[row]]
+            _, op, hex_count, _ = rows[row]
+            line = text(row).decode("ascii") + "\n"  # as _coll has it
+            self.coll_last[key] = (
+                op.decode(),
+                int(hex_count, 16),
+                dev,
+                source,
+                line,
+                0,
+                numbers[row],
+            )
+            self.coll_nranks[key] = size
+            if key not in coll_ops:
+                coll_ops[key] = {}
+        ops_of = [coll_ops[key] for key in keys]
+        op_names = {op: op.decode() for op in set(map(itemgetter(1), rows))}
+        counts = map(int, map(itemgetter(2), rows), repeat(16))
+        named = map(op_names.__getitem__, map(itemgetter(1), rows))
+        # As _coll writes them, row by row; pruned at the end, which keeps the same most
+        # recent ones (see _keep_recent).
+        for i, opcount, op in zip(ids, counts, named, strict=True):
+            ops_of[i][opcount] = op
+        for ops in ops_of:
+            if len(ops) > 2 * MAX_OPS_KEPT:
+                _keep_recent(ops)
+        self.sources.add(source)
 
     def _init(self, line: str) -> None:
         m = _INIT.search(line)
