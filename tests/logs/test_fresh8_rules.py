@@ -1,4 +1,4 @@
-"""The rules fresh8's, fresh9's and fresh10's misses led to (issue 18), on the real line of the miss (with
+"""The rules fresh8's to fresh12's misses led to (issue 18), on the real line of the miss (with
 its page) and the same message as its program prints it elsewhere (marked "format"); and three
 messages of the same programs found answered "none found" or misread while checking them."""
 
@@ -14,6 +14,10 @@ NEW_RULES = {
     "device-plugin-xid",
     "volcano-gang-unschedulable",
     "nvidia-smi-no-driver",
+    "ucx-efa-completion-error",
+    "ucx-mlx5-completion-error",
+    "hydra-exit-signal",
+    "gloo-loopback-peer",
 }
 
 CASES = [
@@ -95,6 +99,67 @@ CASES = [
         "*** Process received signal ***\nSignal: Segmentation fault (11)\nSignal code: Address not "
         "mapped (1)",
         "RANK_CRASH",
+    ),
+    # fresh11: verbs and UCX completion errors, NCCL 2.27's capitalised error string, CUDA's
+    # out of memory as TurboMind prints it.
+    (
+        "https://github.com/modelscope/ms-swift/issues/6107",
+        "> [2025-10-13 10:12:54] iv-ydin754tmoxjd1twgixh:1458548:1480527 [0] misc/ibvwrap.cc:182 "
+        "NCCL WARN Call to ibv_reg_mr_iova2 failed with error Invalid argument",
+        "IB_ERROR",
+    ),
+    (
+        "https://github.com/uccl-project/uccl/issues/641",
+        "Failed to modify QP to RTR: Connection timed out\nerrno: 110",
+        "IB_ERROR",
+    ),
+    (
+        "https://github.com/NVIDIA/nccl-tests/issues/280",
+        "c2211f46f318: Test NCCL failure common.cu:1005 'unhandled CUDA error'",
+        "CUDA_ERROR",
+    ),
+    (
+        "https://github.com/ai-dynamo/dynamo/issues/843",
+        "[1745700389.902821] [labinit01:6274 :0]     ib_mlx5_log.c:179  UCX  ERROR Local "
+        "protection error on mlx5_0:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/2)",
+        "IB_ERROR",
+    ),
+    (
+        "https://github.com/ai-dynamo/nixl/issues/1983",
+        "[1784621081.896649] [prefill-pod:537  :1]       srd_iface.c:221  UCX  ERROR send "
+        "completion[0] with error on rdmap132s0/0x55cf4425cfb0: Work Request Flushed Error, "
+        "vendor_err 0x1 wr_id 0x7f8b20022480",
+        "EFA_ERROR",
+    ),
+    (
+        "https://github.com/InternLM/lmdeploy/issues/2993",
+        "Error: [rank3]: RuntimeError: [TM][ERROR] CUDA runtime error: out of memory "
+        "/lmdeploy/src/turbomind/utils/memory_utils.cu:31",
+        "CUDA_OOM",
+    ),
+    # fresh12: mpirun with the PID redacted, MPICH Hydra's exit banner, Gloo to loopback.
+    (
+        "format",
+        "mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 "
+        "(Killed).",
+        "CONTAINER_OOM",
+    ),
+    (
+        "format",
+        "=   EXIT CODE: 9\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)",
+        "CONTAINER_OOM",
+    ),
+    (
+        "format",
+        "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)",
+        "RANK_CRASH",
+    ),
+    (
+        "format",
+        "terminate called after throwing an instance of 'gloo::IoException'\n  what():  [/opt/conda/"
+        "conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] "
+        "connect [127.0.1.1]:3210: Connection refused\nAborted (core dumped)",
+        "SOCKET_IFNAME",
     ),
     # nvidia-smi when NVML finds no loaded kernel driver; torch.cuda when it counts no GPU;
     # torchelastic's error handler under Python logging's default format.

@@ -18,7 +18,7 @@ from hyperpod_nccl.model import Status
 
 ROLES = ("cause", "symptom", "context", "benign")
 # Classifiers pick a code from a rule's captures; their names are part of the catalog schema.
-CLASSIFIERS = ("xid", "cuda_error", "connect_retry", "python_exception")
+CLASSIFIERS = ("xid", "cuda_error", "connect_retry", "python_exception", "hydra_signal")
 GUIDE = "debugging-guide.md"
 
 

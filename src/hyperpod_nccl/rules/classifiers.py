@@ -57,9 +57,32 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
     return None if name in _EXIT_STATUS_EXCEPTIONS else ("APP_EXCEPTION", Status.FAIL)
 
 
+# Signal numbers (Linux) by what their death means here: SIGKILL is the OOM killer's; a fault
+# signal is the process's own crash; SIGTERM, SIGINT and SIGHUP come from outside.
+_SIGNAL_CODES = {
+    9: "CONTAINER_OOM",
+    11: "RANK_CRASH",
+    7: "RANK_CRASH",
+    4: "RANK_CRASH",
+    8: "RANK_CRASH",
+    6: "RANK_CRASH",
+    15: "EXTERNAL_SIGNAL",
+    2: "EXTERNAL_SIGNAL",
+    1: "EXTERNAL_SIGNAL",
+}
+
+
+def classify_hydra_signal(captures: dict[str, str]) -> Classification | None:
+    """A launcher's report of the signal a rank died of."""
+    signal = captures.get("signal", "")
+    code = _SIGNAL_CODES.get(int(signal)) if signal.isdigit() else None
+    return (code, Status.FAIL) if code else None
+
+
 CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification | None]] = {
     "xid": classify_xid,
     "cuda_error": classify_cuda_error,
     "connect_retry": classify_connect_retry,
     "python_exception": classify_python_exception,
+    "hydra_signal": classify_hydra_signal,
 }
