@@ -53,6 +53,13 @@ def assert_new_corpus(
         for line in (FIXTURES / "corpus" / name).read_text("utf-8").splitlines()
         if line.strip()
     }
+    other_ids = {
+        json.loads(line)["id"]
+        for name in others
+        for line in (FIXTURES / "corpus" / name).read_text("utf-8").splitlines()
+        if line.strip()
+    }
+    assert not {c["id"] for c in cases} & other_ids  # a case id names one case in all sets
     sources = [_thread(c["source"]) for c in cases]
     assert len(sources) == len(set(sources))
     assert not set(sources) & seen

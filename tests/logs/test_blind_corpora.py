@@ -75,13 +75,13 @@ BLIND = {
     "fresh11.jsonl": BlindSet("w", 22, 5, frozenset({"w009"})),
     # fresh12: pre-2025 GitHub threads in cluster paste shapes (srun, mpirun/Hydra banners,
     #   kubectl and scheduler logs, AzureML pod prefixes), scored at c6f86fd: 11/18 blind.
-    # x013: TensorFlow's 'visible_device_list listed an invalid GPU id', labelled
+    # y013: TensorFlow's 'visible_device_list listed an invalid GPU id', labelled
     #   NCCL_INVALID_USAGE, answered APP_EXCEPTION (a TensorFlow config error, not NCCL's);
-    # x014: Horovod's stall warning alone (ranks missing for 60 s): a WARN, since Horovod goes
+    # y014: Horovod's stall warning alone (ranks missing for 60 s): a WARN, since Horovod goes
     #   on waiting, so not a root cause (null);
-    # x018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in', labelled
+    # y018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in', labelled
     #   NCCL_INVALID_USAGE, answered RENDEZVOUS_FAILURE (NCCL's bootstrap root reading).
-    "fresh12.jsonl": BlindSet("x", 18, 1, frozenset({"x013", "x014", "x018"})),
+    "fresh12.jsonl": BlindSet("y", 18, 1, frozenset({"y013", "y014", "y018"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
