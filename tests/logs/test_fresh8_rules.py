@@ -18,6 +18,8 @@ NEW_RULES = {
     "ucx-mlx5-completion-error",
     "hydra-exit-signal",
     "gloo-loopback-peer",
+    "ssh-connect-failed",
+    "nccl-result-class",
 }
 
 CASES = [
@@ -160,6 +162,15 @@ CASES = [
         "conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] "
         "connect [127.0.1.1]:3210: Connection refused\nAborted (core dumped)",
         "SOCKET_IFNAME",
+    ),
+    # A launcher's ssh that cannot reach a node; PyTorch's description of a failed NCCL call's
+    # class with nothing else in the log (a failure, its cause on another line).
+    ("format", "ssh: connect to host node-2 port 22: Connection timed out", "NET_UNREACHABLE"),
+    (
+        "format",
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+        "device error.",
+        "UNCLASSIFIED_FAILURE",
     ),
     # nvidia-smi when NVML finds no loaded kernel driver; torch.cuda when it counts no GPU;
     # torchelastic's error handler under Python logging's default format.
