@@ -20,6 +20,9 @@ NEW_RULES = {
     "gloo-loopback-peer",
     "ssh-connect-failed",
     "nccl-result-class",
+    "k8s-pod-status-failed",
+    "k8s-pod-status-pending",
+    "k8s-event-failed",
 }
 
 CASES = [
@@ -172,6 +175,29 @@ CASES = [
         "device error.",
         "UNCLASSIFIED_FAILURE",
     ),
+    # kubectl's views of pods that did not run: the STATUS column and the kubelet's Warning
+    # events; srun aborting a step.
+    (
+        "format",
+        "llama-worker-2   0/1     Error              1          10m",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    (
+        "format",
+        "llama-worker-3   0/1     Pending            0          10m",
+        "POD_PENDING_RESOURCES",
+    ),
+    (
+        "format",
+        '  Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume "fsx-pv" : rpc '
+        "error: code = Internal desc = Could not mount",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    (
+        "format",
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+        "UNCLASSIFIED_FAILURE",
+    ),
     # nvidia-smi when NVML finds no loaded kernel driver; torch.cuda when it counts no GPU;
     # torchelastic's error handler under Python logging's default format.
     (
@@ -194,6 +220,19 @@ CASES = [
 @pytest.mark.parametrize(("source", "text", "code"), CASES, ids=[c[1][:40] for c in CASES])
 def test_text_gets_its_code(source: str, text: str, code: str, engine: str, tmp_path: Path) -> None:
     assert root_of(tmp_path, text, engine) == code, source
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "line",
+    [
+        "llama-worker-3   0/1     Pending            0          12s",  # still being scheduled
+        "llama-worker-0   1/1     Running            0          10m",
+        "  Normal   Scheduled  1m  default-scheduler  Successfully assigned default/w-0 to node-1",
+    ],
+)
+def test_pods_on_their_way_are_no_failure(line: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, line, engine) is None
 
 
 @pytest.mark.parametrize("engine", ENGINES)
