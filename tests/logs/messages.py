@@ -4,6 +4,7 @@ into log lines as the program's logger would print them, with plausible values."
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,3 +188,21 @@ def load_templates() -> list[Template]:
                 )
             )
     return templates
+
+
+def templates_at(file: str, line: int, repo: str | None = None) -> list[Template]:
+    """The inventory's templates at one source line, for the rule tests that cite it; `repo`
+    None matches any repository."""
+    return [
+        t for t in _all_templates() if t.file == file and t.line == line and repo in (None, t.repo)
+    ]
+
+
+def failure_templates(file: str, line: int, repo: str | None = None) -> list[Template]:
+    """The templates at one source line that name a failure (not benign, not context)."""
+    return [t for t in templates_at(file, line, repo) if t.code not in ("benign", "context")]
+
+
+@functools.lru_cache(maxsize=1)
+def _all_templates() -> tuple[Template, ...]:
+    return tuple(load_templates())

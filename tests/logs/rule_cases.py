@@ -25,8 +25,11 @@ def root_of(tmp_path: Path, text: str, engine: str) -> str | None:
 
 def fired_on_healthy(rules: set[str], engine: str) -> list[tuple[str, set[str]]]:
     """(healthy file, the given rules that count on one of its lines), for every file where
-    any does."""
+    any does. Every rule named must be in the catalog: a misspelt or renamed id would make an
+    empty answer mean nothing."""
     catalog = load_catalog()
+    unknown = rules - {rule.id for rule in catalog.rules}
+    assert not unknown, f"not catalog rules: {sorted(unknown)}"
     fired: list[tuple[str, set[str]]] = []
     for source in healthy_sources():
         with source.open("rb") as stream:

@@ -10,14 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from messages import Template, load_templates
+from messages import Template, failure_templates, templates_at
 from rule_cases import ENGINES, fired_on_healthy, root_of
 
 from hyperpod_nccl.api import analyze_logs
-
-_BY_KEY: dict[tuple[str, str, int], list[Template]] = {}
-for _t in load_templates():
-    _BY_KEY.setdefault((_t.repo, _t.file, _t.line), []).append(_t)
 
 _NVC = "NVIDIA/libnvidia-container"
 _CTK = "NVIDIA/nvidia-container-toolkit"
@@ -199,8 +195,8 @@ WIDENED = {"pyxis-image-import", "disk-full", "k8s-stopped-by-kubelet"}
 
 
 def _templates(key: tuple[str, str, int]) -> list[Template]:
-    assert key in _BY_KEY, key
-    return [t for t in _BY_KEY[key] if t.code not in ("benign", "context")]
+    repo, file, line = key
+    return failure_templates(file, line, repo)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -242,7 +238,10 @@ BENIGN = [
 def test_messages_of_programs_that_go_on_make_no_finding(
     key: tuple[str, str, int], engine: str, tmp_path: Path
 ) -> None:
-    for t in _BY_KEY[key]:
+    repo, file, line = key
+    templates = templates_at(file, line, repo)
+    assert templates, key
+    for t in templates:
         assert t.code == "benign", t
         path = tmp_path / "case.log"
         path.write_text(t.instantiate() + "\n", "utf-8")

@@ -8,14 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from messages import Template, load_templates
+from messages import Template, failure_templates
 from rule_cases import ENGINES, fired_on_healthy, root_of
 
 from hyperpod_nccl.api import analyze_logs
-
-_BY_KEY: dict[tuple[str, int], list[Template]] = {}
-for _t in load_templates():
-    _BY_KEY.setdefault((_t.file, _t.line), []).append(_t)
 
 # (file, line) of the templates a rule was added or widened for; the rule's comment in
 # catalog.yaml cites the same place.
@@ -166,8 +162,7 @@ WIDENED = {
 
 
 def _templates(key: tuple[str, int]) -> list[Template]:
-    assert key in _BY_KEY, key
-    return [t for t in _BY_KEY[key] if t.code not in ("benign", "context")]
+    return failure_templates(*key)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

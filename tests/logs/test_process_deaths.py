@@ -3,7 +3,8 @@ other than the one that failed (issue 18): how glog and abseil, bash, zsh,
 torch.multiprocessing.spawn, Open MPI's mpirun, glibc and CPython report a death by signal or
 an exception that ends the process. Each line is real, with the page it was posted on, or
 (marked "format") the program's own format with plausible values where no public paste of
-that exact shape was found."""
+that exact shape was found. (A thread's uncaught exception, 'Exception in thread X:', is left
+out: the process goes on, and healthy runs print it when a helper thread dies at shutdown.)"""
 
 from __future__ import annotations
 
@@ -106,6 +107,30 @@ CASES = [
         "    time.sleep(1)\nKeyboardInterrupt",
         "EXTERNAL_SIGNAL",
     ),
+    # The runtimes' own death messages: bash's job report of a fatal signal (strsignal's names,
+    # ' (core dumped)' when a core was written), libstdc++'s std::terminate, glibc's heap
+    # corruption aborts and CPython's fatal-error handler.
+    ("format", "Aborted (core dumped)", "RANK_CRASH"),
+    (
+        "format",
+        "./train.sh: line 12: 4242 Aborted                 (core dumped) python train.py",
+        "RANK_CRASH",
+    ),
+    ("format", "Bus error (core dumped)", "RANK_CRASH"),
+    ("format", "Illegal instruction (core dumped)", "RANK_CRASH"),
+    ("format", "Floating point exception (core dumped)", "RANK_CRASH"),
+    ("format", "terminate called without an active exception", "RANK_CRASH"),
+    ("format", "terminate called recursively", "RANK_CRASH"),
+    (
+        "format",
+        "*** Error in `python': double free or corruption (!prev): 0x000055d5c0a1b2c0 ***",
+        "RANK_CRASH",
+    ),
+    ("format", "free(): invalid pointer", "RANK_CRASH"),
+    ("format", "malloc(): corrupted top size", "RANK_CRASH"),
+    ("format", "corrupted size vs. prev_size", "RANK_CRASH"),
+    ("format", "Fatal Python error: Aborted", "RANK_CRASH"),
+    ("format", "Fatal Python error: Bus error", "RANK_CRASH"),
 ]
 
 
@@ -148,3 +173,15 @@ def test_healthy_output_raises_none_of_them(engine: str) -> None:
 )
 def test_the_words_alone_are_not_a_death(line: str, engine: str, tmp_path: Path) -> None:
     assert root_of(tmp_path, line, engine) is None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_cause_on_another_line_still_comes_first(engine: str, tmp_path: Path) -> None:
+    # The abort after the watchdog takes the process down is the symptom, not the cause.
+    log = (
+        "[rank0]:[E1129 10:20:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n"
+        "terminate called without an active exception\nAborted (core dumped)"
+    )
+    assert root_of(tmp_path, log, engine) == "NCCL_TIMEOUT"
