@@ -15,10 +15,12 @@ from typing import Any
 from hyperpod_nccl.codes import CodeInfo, CodeRegistry, load_registry
 from hyperpod_nccl.diskcache import cache_file, load_yaml, store
 from hyperpod_nccl.model import Status
+from hyperpod_nccl.rules.classifiers import CLASSIFIERS as CLASSIFIER_FUNCTIONS
 
 ROLES = ("cause", "symptom", "context", "benign")
-# Classifiers pick a code from a rule's captures; their names are part of the catalog schema.
-CLASSIFIERS = ("xid", "cuda_error", "connect_retry", "python_exception", "hydra_signal")
+# Classifiers pick a code from a rule's captures; their names are part of the catalog schema,
+# and the table of the functions is the one list of them.
+CLASSIFIERS = tuple(CLASSIFIER_FUNCTIONS)
 GUIDE = "debugging-guide.md"
 
 
