@@ -82,6 +82,14 @@ BLIND = {
     # y018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in', labelled
     #   NCCL_INVALID_USAGE, answered RENDEZVOUS_FAILURE (NCCL's bootstrap root reading).
     "fresh12.jsonl": BlindSet("y", 18, 1, frozenset({"y013", "y014", "y018"})),
+    # fresh13: pages that are not GitHub (HPC centre docs, Stack Overflow, vendor docs, pastebin,
+    #   personal blogs), scored at d7d88ab: 8/10 blind, both engines, alone and spread.
+    # d006: HPX's libfabric parcelport 'Failed to get fabric info : No data available', then
+    #   'srun: error: ...: task 0: Aborted', labelled EFA_ERROR (a libfabric failure), answered
+    #   RANK_CRASH (the abort it causes; the label is the debatable side: Aries, not EFA);
+    # d007: Intel MPI's 'OFI addrinfo() failed (ofi_init.h:698:...:No data available)' under
+    #   'Fatal error in PMPI_Init', labelled EFA_ERROR, answered null.
+    "fresh13.jsonl": BlindSet("d", 10, 1, frozenset({"d006", "d007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
