@@ -90,6 +90,21 @@ BLIND = {
     # d007: Intel MPI's 'OFI addrinfo() failed (ofi_init.h:698:...:No data available)' under
     #   'Fatal error in PMPI_Init', labelled EFA_ERROR, answered null.
     "fresh13.jsonl": BlindSet("d", 10, 1, frozenset({"d006", "d007"})),
+    # fresh15: log files committed to public repositories (nccl-tests result directories, Slurm
+    #   .out files of Megatron/DeepSpeed runs, Polaris reproduction logs, kernel-log test data),
+    #   not pastes; scored at d7d88ab: 19/20 alone, 18/20 spread, both engines.
+    # j016: GPCNet's 'ERROR: this application must be run on at least 2 nodes' and Open MPI's
+    #   'Exit code: 1', labelled APP_EXCEPTION, answered UNCLASSIFIED_FAILURE (the ERROR line is
+    #   the program's own usage error, the exit code 1 an ordinary one);
+    # j007 (spread only): a watchdog timeout on Polaris, right alone; spread among the healthy
+    #   filler the tool also sees other NCCL versions and names NCCL_VERSION_MISMATCH.
+    "fresh15.jsonl": BlindSet(
+        "j",
+        20,
+        12,
+        frozenset({"j016"}),
+        spread_misses=frozenset({"j007"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
