@@ -105,6 +105,16 @@ BLIND = {
         frozenset({"j016"}),
         spread_misses=frozenset({"j007"}),
     ),
+
+    # fresh16: threads of frameworks with few cases so far (NeMo, NeMo-RL, BioNeMo, RCCL, Ray,
+    #   TensorRT-LLM/Triton, DeepSpeed-MII, gpt-neox, llm-foundry/composer, Colossal-AI, unsloth,
+    #   peft, transformers, nanotron, Alpa, torch_xla, Determined), scored at 0688882/b240c08
+    #   (same src/): 24/26 blind, both engines, alone and spread.
+    # n005: RCCL's '[FATAL ERROR]: HIP failure: 'invalid device pointer'' alone, labelled
+    #   CUDA_ERROR (the HIP runtime's error through RCCL), answered null;
+    # n022: Ray's raylet '2 Workers (tasks / actors) killed due to memory pressure (OOM)',
+    #   labelled CONTAINER_OOM (Ray's memory monitor killing workers for host memory), null.
+    "fresh16.jsonl": BlindSet("n", 26, 6, frozenset({"n005", "n022"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
