@@ -115,6 +115,32 @@ BLIND = {
     # n022: Ray's raylet '2 Workers (tasks / actors) killed due to memory pressure (OOM)',
     #   labelled CONTAINER_OOM (Ray's memory monitor killing workers for host memory), null.
     "fresh16.jsonl": BlindSet("n", 26, 6, frozenset({"n005", "n022"})),
+
+    # fresh14: the tool's home ground (EKS AMIs and device plugins, SageMaker, ParallelCluster,
+    #   aws-ofi-nccl/EFA, HyperPod samples, Trainium) plus GCP TCPXO and Azure threads, scored at
+    #   b99b406: 30/39 blind, both engines, alone and spread.
+    # e004: the k8s device plugin's 'could not load NVML library ... Incompatible platform
+    #   detected' (null);
+    # e011: python-etcd's EtcdKeyNotFound in torchelastic's etcd rendezvous (null);
+    # e017: slurmctld 'Unable to resolve "compute-dy-g4dnxlarge-1": Unknown host' (null);
+    # e026: aws-ofi-nccl 'Couldn't enable endpoint. RC: -12 ... Cannot allocate memory', labelled
+    #   MEMLOCK as x058, answered EFA_ERROR (the label is the debatable side);
+    # e027: Fabric Manager '[ERROR] not all local fabric manager instances finished their
+    #   configuration' (null);
+    # e031: NCCL's socket fallback using EKS Pod Identity's link-local pod-id-link0, labelled
+    #   SOCKET_IFNAME, answered EFA_TCP_FALLBACK (the OFI failure before it; debatable);
+    # e033 (HEALTHY): foreign connections to NCCL's listening socket on a working p4d/EFA run
+    #   ('wrong magic', 'Connection closed by remote peer' a public address) answered
+    #   PEER_EXITED as a FAIL, so the no-FAIL-on-healthy check below fails for it;
+    # e034: the Neuron runtime's 'mismatching number of cc ops ... same neff' (null);
+    # e038: NCCL 2.x 'Call to **write** failed : Connection reset  by peer' inside Markdown
+    #   italics (null).
+    "fresh14.jsonl": BlindSet(
+        "e",
+        39,
+        8,
+        frozenset({"e004", "e011", "e017", "e026", "e027", "e031", "e033", "e034", "e038"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
