@@ -82,6 +82,12 @@ BLIND = {
     # y018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in', labelled
     #   NCCL_INVALID_USAGE, answered RENDEZVOUS_FAILURE (NCCL's bootstrap root reading).
     "fresh12.jsonl": BlindSet("y", 18, 1, frozenset({"y013", "y014", "y018"})),
+    # fresh17: GitHub threads of Chinese and other non-US labs' LLM, vision and YOLO-family
+    #   repositories (xtuner, InternLM, InternVL, ChatGLM, MiniCPM, Pai-Megatron-Patch, YOLOX,
+    #   ultralytics, Paddle's model suites), scored blind at the commit in the README.
+    # o011: torchrun 'failed (exitcode: -8)' (SIGFPE, a native death), labelled RANK_CRASH,
+    #   answered null.
+    "fresh17.jsonl": BlindSet("o", 18, 3, frozenset({"o011"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
