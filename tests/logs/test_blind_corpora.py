@@ -82,12 +82,16 @@ BLIND = {
     # y018: NCCL 'Bootstrap Root : rank 1 of 8 ranks has already checked in', labelled
     #   NCCL_INVALID_USAGE, answered RENDEZVOUS_FAILURE (NCCL's bootstrap root reading).
     "fresh12.jsonl": BlindSet("y", 18, 1, frozenset({"y013", "y014", "y018"})),
-    # fresh17: GitHub threads of Chinese and other non-US labs' LLM, vision and YOLO-family
-    #   repositories (xtuner, InternLM, InternVL, ChatGLM, MiniCPM, Pai-Megatron-Patch, YOLOX,
-    #   ultralytics, Paddle's model suites), scored blind at the commit in the README.
-    # o011: torchrun 'failed (exitcode: -8)' (SIGFPE, a native death), labelled RANK_CRASH,
-    #   answered null.
-    "fresh17.jsonl": BlindSet("o", 18, 3, frozenset({"o011"})),
+    # fresh17: GitHub threads of Chinese and other non-US labs' LLM, vision, RL and YOLO-family
+    #   repositories (xtuner, InternLM, InternVL, ChatGLM, MiniCPM, Pai-Megatron-Patch, AReaL,
+    #   YOLOX, ultralytics, YOLO-World, GFPGAN, PaddleDetection), scored at d91105d: 22/24 blind,
+    #   both engines, alone and spread.
+    # o011: torchrun 'failed (exitcode: -8)' (SIGFPE, a native death of the worker), labelled
+    #   RANK_CRASH, answered null;
+    # o020: AReaL's controller traceback 'RuntimeError: Fail to interrupt workers' before a
+    #   worker's 'remote process exited or there was a network error', labelled PEER_EXITED,
+    #   answered APP_EXCEPTION (the controller's error follows from the lost worker).
+    "fresh17.jsonl": BlindSet("o", 24, 5, frozenset({"o011", "o020"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
