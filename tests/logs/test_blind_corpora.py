@@ -141,6 +141,17 @@ BLIND = {
         8,
         frozenset({"e004", "e011", "e017", "e026", "e027", "e031", "e033", "e034", "e038"}),
     ),
+
+    # fresh17: GitHub threads of Chinese and other non-US labs' LLM, vision, RL and YOLO-family
+    #   repositories (xtuner, InternLM, InternVL, ChatGLM, MiniCPM, Pai-Megatron-Patch, AReaL,
+    #   YOLOX, ultralytics, YOLO-World, GFPGAN, PaddleDetection), scored at d91105d: 22/24 blind,
+    #   both engines, alone and spread.
+    # o011: torchrun 'failed (exitcode: -8)' (SIGFPE, a native death of the worker), labelled
+    #   RANK_CRASH, answered null;
+    # o020: AReaL's controller traceback 'RuntimeError: Fail to interrupt workers' before a
+    #   worker's 'remote process exited or there was a network error', labelled PEER_EXITED,
+    #   answered APP_EXCEPTION (the controller's error follows from the lost worker).
+    "fresh17.jsonl": BlindSet("o", 24, 5, frozenset({"o011", "o020"})),
 }
 FILES = {path.name: path for path in CORPORA}
 

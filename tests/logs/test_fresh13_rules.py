@@ -1,0 +1,213 @@
+"""The rules fresh13's to fresh17's misses led to (issue 18), on the real line of the miss (with
+its page) and the same message as its program prints it elsewhere (marked "format")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rule_cases import ENGINES, fired_on_healthy, root_of
+
+NEW_RULES = {
+    "mpich-ofi-call-failed",
+    "mpi-fatal-error",
+    "neuron-runtime-error",
+    "neuron-cc-ops-mismatch",
+    "ray-memory-monitor-kill",
+    "etcd-rendezvous-error",
+    "device-plugin-no-nvml",
+    "slurm-host-unresolved",
+    "fabric-manager-config-failed",
+    "nccl-socket-closed-by-peer",
+}
+
+CASES = [
+    # MPICH / Intel MPI: a libfabric call at MPI_Init fails, and the fatal-error handler aborts.
+    (
+        "https://intel.com/content/www/us/en/docs/mpi-library/developer-guide-windows/2021-14/"
+        "error-message-fatal-error.html",
+        "Abort(1094543) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error, "
+        "error stack: \nMPIR_Init_thread(653)......: \nMPID_Init(860).............: \n"
+        "MPIDI_NM_mpi_init_hook(698): OFI addrinfo() failed\n"
+        "(ofi_init.h:698:MPIDI_NM_mpi_init_hook:No data available)",
+        "EFA_ERROR",
+    ),
+    (
+        "format",
+        "MPIDI_OFI_mpi_init_hook(986): OFI addrinfo() failed "
+        "(ofi_init.c:986:MPIDI_OFI_mpi_init_hook:No data available)",
+        "EFA_ERROR",
+    ),
+    (
+        "format",
+        "Abort(1090447) on node 3 (rank 3 in comm 0): Fatal error in PMPI_Allreduce: Message "
+        "truncated, error stack:",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # RCCL's message for a HIP error: the CUDA classifier reads it.
+    (
+        "https://github.com/ROCm/rocm-systems/issues/8178",
+        "[FATAL ERROR]: HIP failure: 'invalid device pointer'",
+        "CUDA_ERROR",
+    ),
+    ("format", "[2] [FATAL ERROR]: HIP failure: 'out of memory'", "CUDA_OOM"),
+    # Ray's memory monitor.
+    (
+        "https://github.com/WM-PO/WMPO/issues/3",
+        "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 "
+        "Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to "
+        "other reasons at ",
+        "CONTAINER_OOM",
+    ),
+    (
+        "format",
+        "(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure "
+        "(OOM), 0 Workers crashed due to other reasons at node (ID: 2c82620270df6b9dd7ae2791ef51ee"
+        "4b5a9d5df9f795986c10dd219c, IP: 172.31.183.172) over the last time period.",
+        "CONTAINER_OOM",
+    ),
+    (
+        "format",
+        "(raylet) [2024-03-01 10:00:00,123 E 311 311] (raylet) worker_pool.cc:550: Some workers of "
+        "the worker process(4242) have not registered within the timeout.",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # The Neuron runtime: a replica group whose graphs differ; its error-level records.
+    (
+        "https://github.com/aws-neuron/aws-neuron-sdk/issues/779",
+        "2023-Oct-27 14:18:42.0222 35560:35755 ERROR   ENC:validate_neff_cc_ops                    "
+        "[nec_dev 0] mismatching number of cc ops, expected 6 received 3. Check if ranks 1 and 0 "
+        "are using the same neff",
+        "NCCL_INVALID_USAGE",
+    ),
+    (
+        "format",
+        "2023-Oct-27 14:18:42.0222 35560:35755 ERROR  NMGR:dlr_kelf_stage                          "
+        "Failed to load subgraph",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # python-etcd's exceptions out of torchelastic's etcd rendezvous.
+    (
+        "https://github.com/JF-D/Parcae/issues/1",
+        "etcd.EtcdKeyNotFound: Key not found : /torchelastic/p2p/run_c63361db-da0b-40ca-90a6-"
+        "a59be99e2a0b/rdzv/next_strategy",
+        "RENDEZVOUS_FAILURE",
+    ),
+    (
+        "format",
+        "etcd.EtcdConnectionFailed: Connection to etcd failed due to MaxRetryError(\"HTTPConnection"
+        "Pool(host='etcd-server', port=2379): Max retries exceeded\")",
+        "RENDEZVOUS_FAILURE",
+    ),
+    # The k8s device plugin with no NVML library on the node.
+    (
+        "https://github.com/awslabs/amazon-eks-ami/issues/1744",
+        "I0402 12:47:47.247350       1 factory.go:104] Detected non-NVML platform: could not load "
+        "NVML library: libnvidia-ml.so.1: cannot open shared object file: No such file or "
+        "directory\nE0402 12:47:47.247405       1 factory.go:112] Incompatible platform detected",
+        "DRIVER_MISMATCH",
+    ),
+    # Slurm resolving a node's name, in its old and its current words.
+    (
+        "https://github.com/aws/aws-parallelcluster/issues/2082",
+        '[2020-09-28T14:32:15.900] error: Unable to resolve "compute-dy-g4dnxlarge-1": Unknown '
+        "host",
+        "MASTER_ADDR_DNS",
+    ),
+    (
+        "format",
+        "[2024-05-01T10:00:00.000] error: _xgetaddrinfo: getaddrinfo(gpu-st-p5-7:6818) failed: "
+        "Name or service not known",
+        "MASTER_ADDR_DNS",
+    ),
+    # Fabric Manager giving up on a node's NVLink fabric.
+    (
+        "https://github.com/pytorch/ci-infra/pull/552",
+        "[ERROR] not all local fabric manager instances finished their configuration\n"
+        "[ERROR] fabric manager error handler is called for unhandled config error type 8\n"
+        "[ERROR] failed to configure all the available GPUs or NVSwitches",
+        "NVLINK_ERROR",
+    ),
+    # aws-ofi-nccl's fi_enable with ENOMEM: the EFA endpoint's pools need locked memory.
+    (
+        "https://github.com/aws/aws-ofi-nccl/issues/44",
+        "[1,3]<stdout>:ip-172-31-6-189:153:691 [3] create_nccl_ofi_component:496 NCCL WARN "
+        "NET/OFI Couldn't enable endpoint. RC: -12, ERROR: Cannot allocate memory",
+        "MEMLOCK",
+    ),
+    # A paste with one word in Markdown bold and a widened space.
+    (
+        "https://github.com/pytorch/pytorch/issues/17703",
+        "_worker0-0d9gnb:15:91 [3] include/socket.h 398 NCCL WARN Call to **write** failed : "
+        "Connection reset  by peer.\n"
+        "worker0-0d9gnb:15:91 [3] transport.cu:153 NCCL WARN transport.cu:153 ->2 [Proxy thread "
+        "error]_",
+        "PEER_EXITED",
+    ),
+    # The socket transport over EKS Pod Identity's link-local interface.
+    (
+        "https://github.com/aws-samples/aws-do-eks/pull/54",
+        "NET/Socket : Using [0]enp73s0:10.1.216.156<0> [1]pod-id-link0:169.254.170.23<0>\n"
+        "socketPollConnect: connect to 169.254.170.23<43211> returned Connection refused, "
+        "retrying (13/34)\n"
+        "RuntimeError: NCCL error: remote process exited or there was a network error",
+        "SOCKET_IFNAME",
+    ),
+]
+
+# github.com/NVIDIA/nccl/issues/1117 (tests/fixtures/corpus/fresh14.jsonl e033): a working run
+# whose NCCL listening port is reached by connections that are no NCCL peer.
+FOREIGN = (
+    " ip-10-192-10-178:3354:9681 [0] misc/socket.cc:432 NCCL WARN socketFinalizeAccept: wrong "
+    "magic 16900000316 != 5327f0e088587e42\n"
+    " ip-10-192-10-178:3358:13338 [2] misc/socket.cc:50 NCCL WARN socketProgress: Connection "
+    "closed by remote peer 203.12.218.133<46494>\n"
+    " ip-10-192-10-178:3358:13338 [2] NCCL INFO misc/socket.cc:58 -> 6\n"
+    " ip-10-192-10-178:3358:13338 [2] NCCL INFO misc/socket.cc:430 -> 6\n"
+    " ip-10-192-10-178:3358:13338 [2] proxy.cc:1494 NCCL WARN [Service thread] Accept failed "
+    "Success"
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("source", "text", "code"), CASES, ids=[c[1][:40] for c in CASES])
+def test_text_gets_its_code(source: str, text: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, text, engine) == code, source
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_foreign_connections_to_nccls_port_are_no_peer_exit(engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, FOREIGN, engine) is None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_real_failure_beside_foreign_connections_still_counts(
+    engine: str, tmp_path: Path
+) -> None:
+    # The same closes on a host that also timed out: the peer exit stands with the timeout.
+    timeout = (
+        "[rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600010 "
+        "milliseconds before timing out."
+    )
+    assert root_of(tmp_path, FOREIGN + "\n" + timeout, engine) is not None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_close_without_foreign_connections_is_a_peer_exit(engine: str, tmp_path: Path) -> None:
+    closed = FOREIGN.splitlines()[1]
+    assert root_of(tmp_path, closed, engine) == "PEER_EXITED"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ray_summary_with_no_kill_is_no_oom(engine: str, tmp_path: Path) -> None:
+    line = (
+        "(raylet) node_manager.cc:3040: 0 Workers (tasks / actors) killed due to memory pressure "
+        "(OOM), 2 Workers crashed due to other reasons at node (ID: 2c82, IP: 10.0.0.1)"
+    )
+    assert root_of(tmp_path, line, engine) != "CONTAINER_OOM"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_healthy_output_raises_none_of_them(engine: str) -> None:
+    assert fired_on_healthy(NEW_RULES, engine) == []
