@@ -66,12 +66,6 @@ CASES = [
         "4b5a9d5df9f795986c10dd219c, IP: 172.31.183.172) over the last time period.",
         "CONTAINER_OOM",
     ),
-    (
-        "format",
-        "(raylet) [2024-03-01 10:00:00,123 E 311 311] (raylet) worker_pool.cc:550: Some workers of "
-        "the worker process(4242) have not registered within the timeout.",
-        "UNCLASSIFIED_FAILURE",
-    ),
     # The Neuron runtime: a replica group whose graphs differ; its error-level records.
     (
         "https://github.com/aws-neuron/aws-neuron-sdk/issues/779",
@@ -95,7 +89,7 @@ CASES = [
     ),
     (
         "format",
-        "etcd.EtcdConnectionFailed: Connection to etcd failed due to MaxRetryError(\"HTTPConnection"
+        'etcd.EtcdConnectionFailed: Connection to etcd failed due to MaxRetryError("HTTPConnection'
         "Pool(host='etcd-server', port=2379): Max retries exceeded\")",
         "RENDEZVOUS_FAILURE",
     ),

@@ -187,9 +187,16 @@ def test_markdown_bold_around_a_line_is_removed_and_stars_in_text_are_kept() -> 
         b"slurmstepd: error: *** JOB 608 ON n1 CANCELLED AT 2022-08-12T02:06:12 ***\n"
         b"*** STEP 5.0 ON n1 CANCELLED AT 2022-08-12T02:06:12 ***\n"
         b"    return lambda *args, **kwargs: self.run(grid=grid, **kwargs)\n"
-        b"nginx-784b7cc96d-dkh7f   0/1     **Pending**   0          39m\n"
     )
     assert strip_bold(kept) == kept
+    # One word in bold inside a line is an emphasis too: the word stays, the stars go.
+    assert (
+        strip_bold(b"nginx-784b7cc96d-dkh7f   0/1     **Pending**   0          39m\n")
+        == b"nginx-784b7cc96d-dkh7f   0/1     Pending   0          39m\n"
+    )
+    assert (
+        strip_bold(b"NCCL WARN Call to **write** failed\n") == b"NCCL WARN Call to write failed\n"
+    )
 
 
 def test_escape_sequences_are_removed_and_text_is_kept() -> None:

@@ -26,6 +26,13 @@ VERSION_RULE = "derived-nccl-version-differs"
 NETWORK_SYMPTOMS = ("NET_UNREACHABLE", "PEER_EXITED", "RENDEZVOUS_FAILURE", "NCCL_TIMEOUT")
 _EC2_HOST = re.compile(r"^(?:ip-\d+-\d+-\d+-\d+|i-[0-9a-f]{8,17})")
 _BAD_INTERFACE = re.compile(r"^(?:lo|docker\d*|virbr\d*|veth.*)$")
+# Link-local addresses (IPv4 169.254.0.0/16, RFC 3927; IPv6 fe80::/10) are never routed off
+# their link: an EKS Pod Identity agent's pod-id-link0, an instance metadata link.
+_LINK_LOCAL = ("169.254.", "fe80")
+
+
+def _unroutable(ifname: str, addr: str) -> bool:
+    return bool(_BAD_INTERFACE.match(ifname)) or addr.lower().startswith(_LINK_LOCAL)
 
 
 def _builder(builders: dict[str, FindingBuilder], catalog: Catalog, code: str) -> FindingBuilder:
@@ -124,7 +131,7 @@ def _derive_socket_ifname(
     bad = [
         (host, ifname, addr, occ)
         for (host, ifname, addr), occ in facts.interfaces.items()
-        if _BAD_INTERFACE.match(ifname) or addr.lower().startswith("fe80")
+        if _unroutable(ifname, addr)
     ]
     if not bad:
         return
@@ -150,9 +157,7 @@ def _derive_mixed_interfaces(
     each listed interface is a device NCCL may send a channel through, and the virtual one
     reaches no other node. Seen from one host the job may still be single-node, so a WARN."""
     for listed, occ in facts.interface_lists.values():
-        virtual = [
-            f"{n}:{a}" for n, a in listed if _BAD_INTERFACE.match(n) or a.lower().startswith("fe80")
-        ]
+        virtual = [f"{n}:{a}" for n, a in listed if _unroutable(n, a)]
         if virtual and len(virtual) < len(listed):
             builder = _builder(builders, catalog, "SOCKET_IFNAME")
             builder.add(occ, "derived-mixed-interfaces", "cause", Status.WARN, {})
@@ -228,6 +233,31 @@ def _derive_nvls_stall(
         builder.title = (
             "NCCL initialisation stopped during NVLS (NVLink SHARP) setup and never completed"
         )
+
+
+FOREIGN_CLOSE_RULE = "nccl-socket-closed-by-peer"
+
+
+def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
+    """NCCL also says 'Connection closed by remote peer' when a connection to its listening
+    port closes during the accept handshake: one that never was a peer (its other report of
+    such connections, a wrong magic, is the sign; NCCL 2.30 says 'closed before magic
+    handshake, discarding' instead). Where those closes are all PEER_EXITED rests on, on hosts
+    that saw foreign connections, and nothing else failed, no peer went away: a warning."""
+    builder = builders.get("PEER_EXITED")
+    if builder is None or not facts.foreign_connections:
+        return
+    if set(builder.contributions) != {FOREIGN_CLOSE_RULE}:
+        return
+    if not set(builder.hosts) <= set(facts.foreign_connections):
+        return
+    if any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code):
+        return
+    builder.status = Status.WARN
+    builder.title = (
+        "connections to NCCL's port that were no NCCL peer (a wrong magic) closed during the "
+        "accept handshake on " + format_hosts(sorted(builder.hosts)) + "; NCCL drops them"
+    )
 
 
 def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
@@ -438,6 +468,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_nvls_stall(analysis, builders, catalog)
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
+    _settle_foreign_connections(facts, builders)
     _settle_single_node_fallback(facts, builders)
     _settle_unclassified(builders)
     _map_process_ranks(builders.values(), facts)

@@ -47,6 +47,8 @@ class Facts:
     progress: dict[int, RankProgress] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
     ipv6_unresolved: dict[str, Occurrence] = field(default_factory=dict)
+    # host -> NCCL's first report there of a connection to its port that was no NCCL peer
+    foreign_connections: dict[str, Occurrence] = field(default_factory=dict)
     progress_sources: set[str] = field(default_factory=set)
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
@@ -125,6 +127,11 @@ class Facts:
         if name and len(self.ipv6_unresolved) < MAX_IDENTITIES:
             self.ipv6_unresolved.setdefault(name, occ)
 
+    def _record_nccl_foreign_connection(self, captures: dict[str, str], occ: Occurrence) -> None:
+        key = occ.host or occ.source
+        if len(self.foreign_connections) < MAX_IDENTITIES:
+            self.foreign_connections.setdefault(key, occ)
+
     def _record_progress_evidence(self, captures: dict[str, str], occ: Occurrence) -> None:
         self.progress_sources.add(occ.source)
 
@@ -166,6 +173,7 @@ class Facts:
             "interface_lists",
             "comm_ranks",
             "ipv6_unresolved",
+            "foreign_connections",
         ):
             mine_map = getattr(self, name)
             for key, value in getattr(later, name).items():
@@ -200,5 +208,6 @@ class Facts:
         found += [occ for _, occ in self.interface_lists.values()]
         found += self.nvls.values()
         found += self.ipv6_unresolved.values()
+        found += self.foreign_connections.values()
         found += [p.occurrence for p in self.progress.values() if p.occurrence is not None]
         return found

@@ -10,7 +10,8 @@ those that change the bytes the rules match:
 - on small inputs (pastes; a log file a program wrote has none of this):
   - hard wrapping is undone: when many lines have exactly the same length and none is
     longer, each such line is joined with the one that continues it;
-  - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) is removed;
+  - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) or one word
+    in it (`Call to **write** failed`) is removed;
   - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
     leaves that one space at the end of the line, and the next line goes on with no record
@@ -104,8 +105,15 @@ _BOLD_LINE = re.compile(rb"^([ \t]*)\*\*(?!\*)(.*?[^*\s])\*\*([ \t\r]*)$", re.MU
 _WORD_CUT = re.compile(rb"[^ \t] $")
 
 
+# One word in Markdown bold inside a line (`Call to **write** failed`): stars on both sides,
+# a word between them, no star or word character around (Python's `**kwargs` has no pair).
+_BOLD_WORD = re.compile(rb"(?<![*\w])\*\*([A-Za-z0-9_./:-]+)\*\*(?![*\w])")
+
+
 def strip_bold(data: bytes) -> bytes:
-    return _BOLD_LINE.sub(rb"\1\2\3", data) if b"**" in data else data
+    if b"**" not in data:
+        return data
+    return _BOLD_WORD.sub(rb"\1", _BOLD_LINE.sub(rb"\1\2\3", data))
 
 
 # A time at the start of a line (ISO, US, dmesg -T, syslog, glog): a record's own stamp. A

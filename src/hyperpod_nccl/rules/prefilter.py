@@ -20,6 +20,7 @@ confirms the line and extracts the named captures. Two rewrites make patterns fi
 
 from __future__ import annotations
 
+import functools
 import re
 
 from hyperpod_nccl.rules.literals import required_literals
@@ -159,21 +160,24 @@ def _strip_head(alt: str) -> str:
     note); otherwise leave the alternative as it is."""
     if alt.startswith("(?"):  # inline flags or a lookbehind at the start: keep
         return alt
-    wanted = _required(alt)
-    if wanted is None:
-        return alt
+    cuts = [after for _start, end, after in _atoms(alt) if alt[end:after] in _UNBOUNDED]
+    wanted: frozenset[bytes] | None = None
     best = alt
-    for _start, end, after in _atoms(alt):
-        if alt[end:after] not in _UNBOUNDED:
-            continue
+    for after in cuts:  # most alternatives have none, and cost no parse
         head, rest = alt[:after], alt[after:]
-        if _required(head) is not None:
+        if not rest or _required(head) is not None:
             break  # the head has text of its own that selects lines: keep it
-        if rest and _required(rest) == wanted:
+        wanted = wanted or _required(alt)
+        if wanted is None:
+            break
+        if _required(rest) == wanted:
             best = rest
     return best
 
 
+# Reading heads parses each alternative with the regex parser: an analyzer of the pure-Python
+# engine rewrites every rule when it starts, so a process keeps the results.
+@functools.lru_cache(maxsize=4096)
 def prefilter_pattern(pattern: str) -> str:
     """The pattern Hyperscan scans for; a superset of what `pattern` matches on one line."""
     plain = _NEGATED_CLASS.sub(r"[^\\n", _NAMED_GROUP.sub("(", pattern))
