@@ -111,3 +111,63 @@ def test_first_seen_uses_timestamps_across_files(tmp_path: Path) -> None:
     }
     report = _report(tmp_path, files)
     assert _finding(report, "DISK_FULL")["first_seen"] == "2026-11-29T10:10:01Z"
+
+
+def test_a_rank_seen_with_two_versions_is_no_evidence_of_a_mismatch(tmp_path: Path) -> None:
+    # One process loads one libnccl: rank 1's file holding banners of 2.18.1 and 2.21.5 is
+    # two runs' output (or two jobs') together, so the timeout is the finding, not versions.
+    files = {f"rank{r}.log": [BANNER.format(n=r, v="2.21.5")] for r in range(4)}
+    files["rank1.log"].insert(0, BANNER.format(n=7, v="2.18.1"))
+    for r in range(4):
+        files[f"rank{r}.log"].append(WATCHDOG2.format(r=r, seq=12))
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+    assert not [f for f in report["findings"] if f["code"] == "NCCL_VERSION_MISMATCH"]
+
+
+# Real line shapes: NCCL's bootstrap interface and its communicator summary (nNodes), as in
+# tests/fixtures/corpus/fresh.jsonl f014 and tests/logs/test_single_node_fallback.py.
+LOOPBACK = "{h}:1287:1287 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>"
+NODES = "{h}:1287:1328 [0] NCCL INFO comm 0xbde4170 rank 0 nRanks 2 nNodes {k} localRanks 2"
+
+
+def test_loopback_on_a_host_whose_communicators_span_one_node_is_no_fault(
+    tmp_path: Path,
+) -> None:
+    # Another host's timeout beside a single-node job's log that bootstraps on lo.
+    files = {
+        "rank0.log": [LOOPBACK.format(h="box-a"), NODES.format(h="box-a", k=1)],
+        "rank1.log": ["box-b:11:11 [0] NCCL INFO x", WATCHDOG2.format(r=1, seq=3)],
+    }
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+    assert not [f for f in report["findings"] if f["code"] == "SOCKET_IFNAME"]
+    # The same host in a two-node communicator: loopback reaches no other node.
+    files["rank0.log"][1] = NODES.format(h="box-a", k=2)
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "SOCKET_IFNAME"
+
+
+def _two_jobs(comm_ids: tuple[str, str]) -> dict[str, list[str]]:
+    """Ranks 0-1 on NCCL 2.21.5 and ranks 2-3 on 2.18.1, each naming its communicator."""
+    files = {}
+    for r in range(4):
+        version, comm_id = ("2.21.5", comm_ids[0]) if r < 2 else ("2.18.1", comm_ids[1])
+        files[f"rank{r}.log"] = [
+            BANNER.format(n=r, v=version),
+            COMM.format(n=r, r=r).replace("commId 0x1b2", f"commId {comm_id}"),
+            WATCHDOG2.format(r=r, seq=12),
+        ]
+    return files
+
+
+def test_versions_in_one_communicator_explain_the_timeout(tmp_path: Path) -> None:
+    report = _report(tmp_path, _two_jobs(("0x1b2", "0x1b2")))
+    assert report["root_cause"] == "NCCL_VERSION_MISMATCH"
+
+
+def test_versions_of_communicators_that_share_no_id_are_no_mismatch(tmp_path: Path) -> None:
+    # Processes of one communicator print its commId: two ids, two jobs' logs side by side.
+    report = _report(tmp_path, _two_jobs(("0x1b2", "0x9f4")))
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+    assert not [f for f in report["findings"] if f["code"] == "NCCL_VERSION_MISMATCH"]

@@ -41,13 +41,57 @@ def _builder(builders: dict[str, FindingBuilder], catalog: Catalog, code: str) -
     return builders[code]
 
 
+def _per_process_versions(facts: Facts) -> dict[str, dict[str, Occurrence]]:
+    """The NCCL versions by who printed them, leaving out anyone seen with two: one process
+    loads one libnccl, so a rank (or process, or file) with two banners of different versions
+    is output of several runs or jobs put together (a log appended over restarts, pastes
+    joined, one rank's file among another job's), and says nothing about one communicator."""
+    seen: dict[str, int] = {}
+    for identities in facts.nccl_versions.values():
+        for identity in identities:
+            seen[identity] = seen.get(identity, 0) + 1
+    kept = {
+        version: {i: occ for i, occ in identities.items() if seen[i] == 1}
+        for version, identities in facts.nccl_versions.items()
+    }
+    return {version: identities for version, identities in kept.items() if identities}
+
+
+def _communicators(facts: Facts, identities: dict[str, Occurrence]) -> set[str] | None:
+    """What names the communicators of the processes behind these banners (commIds, sizes),
+    or None when any of them joined none that NCCL described."""
+    names: set[str] = set()
+    for occ in identities.values():
+        found = facts.communicators.get((occ.host, occ.pid)) if occ.host and occ.pid else None
+        if not found:
+            return None
+        names |= found
+    return names
+
+
+def _may_share_a_communicator(facts: Facts, versions: dict[str, dict[str, Occurrence]]) -> bool:
+    """Whether processes of different versions can be in one communicator: processes of one
+    communicator print its commId (NCCL 2.19+) and its size. When each version's processes
+    name theirs and no name is shared, the versions ran in different jobs."""
+    named = [_communicators(facts, identities) for identities in versions.values()]
+    if any(names is None for names in named):
+        return True  # not known for all: the difference may be within one communicator
+    ids = [{n for n in names if n.startswith("id ")} for names in named if names is not None]
+    if all(ids):
+        pool = [n for group in ids for n in group]
+    else:  # some have no commId (before 2.19): compare sizes
+        pool = [n for names in named if names for n in names if n.startswith("size ")]
+    return len(pool) != len(set(pool))
+
+
 def _derive_version_mismatch(
     facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
-    if len(facts.nccl_versions) > 1:
+    versions = _per_process_versions(facts)
+    if len(versions) > 1 and _may_share_a_communicator(facts, versions):
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
-        groups = sorted(facts.nccl_versions.items(), key=lambda kv: -len(kv[1]))
-        summary = {v: sorted(ids)[:20] for v, ids in facts.nccl_versions.items()}
+        groups = sorted(versions.items(), key=lambda kv: -len(kv[1]))
+        summary = {v: sorted(ids)[:20] for v, ids in versions.items()}
         builder.details["nccl_versions"] = summary
         for version, identities in groups:
             for occ in list(identities.values())[:3]:
@@ -128,10 +172,13 @@ def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilde
 def _derive_socket_ifname(
     facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
+    # A host whose every communicator NCCL described as one node (nNodes 1) sends nothing
+    # across the network: loopback or a bridge is right there (a single-node job's log among
+    # a multi-node one's).
     bad = [
         (host, ifname, addr, occ)
         for (host, ifname, addr), occ in facts.interfaces.items()
-        if _unroutable(ifname, addr)
+        if _unroutable(ifname, addr) and facts.node_counts.get(host) != {1}
     ]
     if not bad:
         return

@@ -38,6 +38,9 @@ class Facts:
         default_factory=dict
     )
     comm_ranks: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    # (host, pid) -> what names the communicators that process joined: 'id <commId>' (NCCL
+    # 2.19+) and 'size <nranks>'
+    communicators: dict[tuple[str, int], set[str]] = field(default_factory=dict)
     world_size: int | None = None
     # host -> nNodes of each communicator NCCL described there ('comm 0x.. nRanks n nNodes k').
     node_counts: dict[str, set[int]] = field(default_factory=dict)
@@ -100,7 +103,19 @@ class Facts:
         if len(listed) > 1 and len(self.interface_lists) < MAX_IDENTITIES:
             self.interface_lists.setdefault(occ.host or occ.source, (tuple(listed), occ))
 
+    def _record_communicator(self, captures: dict[str, str], occ: Occurrence) -> None:
+        if occ.host is None or occ.pid is None:
+            return
+        names = [f"size {captures['nranks']}"] if captures.get("nranks") else []
+        if captures.get("comm_id"):
+            names.append(f"id {captures['comm_id']}")
+        if names and len(self.communicators) < MAX_IDENTITIES:
+            known = self.communicators.setdefault((occ.host, occ.pid), set())
+            if len(known) < 64:
+                known.update(names)
+
     def _record_nccl_comm_rank(self, captures: dict[str, str], occ: Occurrence) -> None:
+        self._record_communicator(captures, occ)
         nranks = int(captures.get("nranks") or 0)
         if nranks:
             self.world_size = max(self.world_size or 0, nranks)
@@ -108,6 +123,7 @@ class Facts:
             self.comm_ranks.setdefault(occ.process, int(captures["rank"]))
 
     def _record_nccl_comm_nodes(self, captures: dict[str, str], occ: Occurrence) -> None:
+        self._record_communicator(captures, occ)
         nodes = captures.get("nnodes", "")
         if nodes.isdigit() and occ.host and len(self.node_counts) < MAX_IDENTITIES:
             self.node_counts.setdefault(occ.host, set()).add(int(nodes))
@@ -178,6 +194,8 @@ class Facts:
             mine_map = getattr(self, name)
             for key, value in getattr(later, name).items():
                 mine_map.setdefault(key, value)
+        for process, names in later.communicators.items():
+            self.communicators.setdefault(process, set()).update(names)
         for key, line in later.init_complete.items():
             self.init_complete[key] = max(line, self.init_complete.get(key, 0))
         self.nvls.update(later.nvls)
