@@ -150,6 +150,14 @@ BLIND = {
     #   answered APP_EXCEPTION (the controller's error follows from the lost worker).
     #   After its fixes (fault signals SIGFPE, SIGTRAP, SIGSYS by torchelastic's exitcode): o020.
     "fresh17.jsonl": BlindSet("o", 24, 5, frozenset({"o020"})),
+    # fresh20: GPU hardware, driver and fabric failures (Xid/SXid and amdgpu kernel logs, NVML and
+    #   nvidia-smi errors, Fabric Manager, DCGM and dcgm-exporter, gpu-burn, CUDA init errors),
+    #   scored at 764280c with no src change (first cases; the README has the figures).
+    # i003, i004: amdgpu's 'ring gfx_0.0.0 timeout' / 'MES failed to respond' and 'GPU reset
+    #   begin!' (the AMD driver's own GPU-hang report), labelled GPU_XID, answered null;
+    # i013: dcgm-exporter's 'Cannot init NVML library; err: Unknown Error' (null);
+    # i014: gpu_burn's 'Couldn't init a GPU test: Error: CUDA_ERROR_UNKNOWN' (null).
+    "fresh20.jsonl": BlindSet("i", 21, 3, frozenset({"i003", "i004", "i013", "i014"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
