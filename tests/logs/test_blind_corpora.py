@@ -150,6 +150,26 @@ BLIND = {
     #   answered APP_EXCEPTION (the controller's error follows from the lost worker).
     #   After its fixes (fault signals SIGFPE, SIGTRAP, SIGSYS by torchelastic's exitcode): o020.
     "fresh17.jsonl": BlindSet("o", 24, 5, frozenset({"o020"})),
+    # fresh20: GPU hardware, driver and fabric failures (Xid/SXid and amdgpu kernel logs, NVML and
+    #   nvidia-smi errors, Fabric Manager, DCGM, dcgm-exporter and gpud output, gpu-burn, CUDA
+    #   init errors), scored at 764280c (src/ unchanged since): 23/31 blind, both engines, alone
+    #   and spread; all eight misses are failing logs answered null.
+    # i003, i004: amdgpu's 'ring gfx_0.0.0 timeout' / 'MES failed to respond' and 'GPU reset
+    #   begin!' (the AMD driver's own GPU-hang report), labelled GPU_XID;
+    # i013: dcgm-exporter's 'Cannot init NVML library; err: Unknown Error' (GPU_ACCESS_LOST);
+    # i014: gpu_burn's 'Couldn't init a GPU test: Error: CUDA_ERROR_UNKNOWN' (CUDA_ERROR);
+    # i022: gpud's error_xid event 'xid 119 detected by dmesg' (GPU_XID);
+    # i024: dcgmi nvlink --link-status with every link 'D' (Down) (NVLINK_ERROR);
+    # i025: dcgmi diag's 'cudaStreamCreate failed: 'CUDA-capable device(s) is/are busy or
+    #   unavailable'' wrapped in table cells, 'Fail - GPU: 0' (CUDA_ERROR; debatable);
+    # i027: NVSHMEM's 'cuMemMap failed' then 'cuda failed with an illegal memory access'
+    #   (CUDA_ERROR; the PR calls the node healthy and the cause a software bug).
+    "fresh20.jsonl": BlindSet(
+        "i",
+        31,
+        7,
+        frozenset({"i003", "i004", "i013", "i014", "i022", "i024", "i025", "i027"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
