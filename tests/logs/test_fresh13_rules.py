@@ -1,4 +1,4 @@
-"""The rules fresh13's to fresh17's misses led to (issue 18), on the real line of the miss (with
+"""The rules fresh13's to fresh21's misses led to (issue 18), on the real line of the miss (with
 its page) and the same message as its program prints it elsewhere (marked "format")."""
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ NEW_RULES = {
     "slurm-host-unresolved",
     "fabric-manager-config-failed",
     "nccl-socket-closed-by-peer",
+    "amdgpu-gpu-hang",
+    "gpud-xid-event",
+    "cuda-driver-error-name",
+    "dcgm-diag-fail",
 }
 
 CASES = [
@@ -149,6 +153,68 @@ CASES = [
     ),
 ]
 
+CASES += [
+    # The amdgpu driver's GPU hang and reset (AMD's counterpart of an Xid).
+    (
+        "https://github.com/ROCm/legacy-rocm-build/issues/3580",
+        "nov 07 01:36:56 bernard kernel: amdgpu 0000:0a:00.0: amdgpu: ring gfx_0.0.0 timeout, "
+        "signaled seq=3295304, emitted seq=3295306\n"
+        "nov 07 01:36:56 bernard kernel: amdgpu 0000:0a:00.0: amdgpu: GPU reset begin!",
+        "GPU_XID",
+    ),
+    (
+        "format",
+        "[ 1234.567890] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled "
+        "seq=12345, emitted seq=12347",
+        "GPU_XID",
+    ),
+    (
+        "https://github.com/ROCm/legacy-rocm-build/issues/5724",
+        "[  950.818166] amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+        "GPU_XID",
+    ),
+    # gpud's Xid event: the Xid number decides, as for the kernel's own line.
+    (
+        "https://github.com/leptonai/gpud/pull/192",
+        '        "message": "xid 119 detected by dmesg (47 minutes ago)",',
+        "GPU_XID",
+    ),
+    ("format", '        "message": "xid 48 detected by dmesg (2 minutes ago)",', "GPU_ECC"),
+    # NVML's unknown error through dcgm-exporter.
+    (
+        "https://github.com/NVIDIA/go-nvml/issues/164",
+        'time=2025-09-09T20:19:25.195Z level=ERROR msg="Cannot init NVML library; err: Unknown '
+        'Error"',
+        "GPU_ACCESS_LOST",
+    ),
+    # The CUDA driver API's error names.
+    (
+        "https://github.com/wilicc/gpu-burn/issues/123",
+        "Couldn't init a GPU test: Error: CUDA_ERROR_UNKNOWN",
+        "CUDA_ERROR",
+    ),
+    ("format", "cuCtxSynchronize failed: CUDA_ERROR_ECC_UNCORRECTABLE", "GPU_ECC"),
+    # DCGM: a GPU with every NVLink down; a diagnostic that failed on a GPU.
+    (
+        "https://github.com/NVIDIA/DCGM/issues/198",
+        "GPUs:\n    gpuId 0:\n        D D D D D D D D D D D D D D D D D D",
+        "NVLINK_ERROR",
+    ),
+    (
+        "https://github.com/NVIDIA/go-dcgm/issues/52",
+        "| Info                      | GPU 0 API call cudaStreamCreate failed: 'CUDA  |\n"
+        "|                           | -capable device(s) is/are busy or unavailable  |\n"
+        "|                           | Fail - GPU: 0                                  |",
+        "CUDA_ERROR",
+    ),
+    # NVSHMEM's CUDA check, its message cut by the paste.
+    (
+        "https://github.com/NVIDIA/TensorRT-LLM/pull/17060",
+        "[.../src/host/coll/barrier/barrier.cpp:21] cuda failed with an illegal memory access wa",
+        "CUDA_ERROR",
+    ),
+]
+
 # github.com/NVIDIA/nccl/issues/1117 (tests/fixtures/corpus/fresh14.jsonl e033): a working run
 # whose NCCL listening port is reached by connections that are no NCCL peer.
 FOREIGN = (
@@ -200,6 +266,12 @@ def test_ray_summary_with_no_kill_is_no_oom(engine: str, tmp_path: Path) -> None
         "(OOM), 2 Workers crashed due to other reasons at node (ID: 2c82, IP: 10.0.0.1)"
     )
     assert root_of(tmp_path, line, engine) != "CONTAINER_OOM"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_gpu_with_links_up_is_no_nvlink_error(engine: str, tmp_path: Path) -> None:
+    text = "GPUs:\n    gpuId 0:\n        U U U U U U U U U U U U U U U U U U"
+    assert root_of(tmp_path, text, engine) is None
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -26,12 +26,17 @@ _CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
     ("driver on your system is too old", "DRIVER_MISMATCH"),
     ("forward compatibility was attempted", "DRIVER_MISMATCH"),
     ("no cuda-capable device", "GPU_ACCESS_LOST"),
+    # CUresult names, read with their underscores as spaces (CUDA_ERROR_ECC_UNCORRECTABLE)
+    ("ecc uncorrectable", "GPU_ECC"),
+    ("system not ready", "NVLINK_ERROR"),
+    ("insufficient driver", "DRIVER_MISMATCH"),
+    ("no device", "GPU_ACCESS_LOST"),
 )
 
 
 def classify_cuda_error(captures: dict[str, str]) -> Classification:
     text = " ".join(v for k, v in captures.items() if k.startswith(("cuda_", "test_")) and v)
-    lowered = text.lower()
+    lowered = text.lower().replace("_", " ")
     for needle, code in _CUDA_MESSAGES:
         if needle in lowered:
             return code, Status.FAIL
