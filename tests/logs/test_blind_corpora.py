@@ -169,6 +169,48 @@ BLIND = {
         31,
         7,
         frozenset({"i003", "i004", "i013", "i014", "i022", "i024", "i025", "i027"}),
+
+    # fresh18: Kubernetes-side GPU training (KAI-Scheduler, Volcano, HAMi, MPIJob/mpi-operator,
+    #   training operator, kubelet device admission, GKE driver installer, EFA device plugin,
+    #   DRA ComputeDomain, pod events, NCCL/UCX/Gloo in pods), scored at 764280c with no src
+    #   change: 18/30 blind, both engines alike, alone and spread.
+    # p001: KAI-Scheduler 'Unschedulable ... didn't have enough resources: GPUs' (null);
+    # p002: mpirun 'exited on signal 9 (Killed)' in the launcher beside CrashLoopBackOff,
+    #   labelled CONTAINER_OOM as y005/h040, answered POD_CRASHLOOP;
+    # p003: runc 'container init was OOM-killed (memory limit too low?)' (null);
+    # p010, p027: kubelet 'Pod Allocate failed ... nvml: GPU is lost' (null);
+    # p011, p030: kubelet 'Pod Allocate failed due to requested number of devices unavailable
+    #   for nvidia.com/gpu' (null; p030 quoted inside Chinese prose);
+    # p013: UCX 'ibv_create_ah(...) for RC DEVX QP connect on mlx5_15 failed: No such device',
+    #   hard-wrapped (null);
+    # p018: the IMEX daemon's '[ERROR] Failed to get new memory reference' in a ComputeDomain,
+    #   labelled NVLINK_ERROR (null);
+    # p019: Ray autoscaler 'will be terminated soon (reason: kubernetes-pod-termination)', then
+    #   a placement-group RuntimeError, labelled EXTERNAL_SIGNAL, answered APP_EXCEPTION;
+    # p022: TensorFlow 'Non-OK-status: GpuLaunchKernel(...) status: Internal: out of memory'
+    #   (null);
+    # p024: kubelet 'Failed to pull image ... failed to register layer: ... no space left on
+    #   device', labelled DISK_FULL, answered POD_IMAGE_PULL (the label is the debatable side).
+    "fresh18.jsonl": BlindSet(
+        "p",
+        30,
+        6,
+        frozenset(
+            {
+                "p001",
+                "p002",
+                "p003",
+                "p010",
+                "p011",
+                "p013",
+                "p018",
+                "p019",
+                "p022",
+                "p024",
+                "p027",
+                "p030",
+            }
+        ),
     ),
 }
 FILES = {path.name: path for path in CORPORA}
