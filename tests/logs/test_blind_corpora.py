@@ -211,6 +211,29 @@ BLIND = {
                 "p030",
             }
         ),
+
+    # fresh19: GitHub threads of GPU jobs under a batch scheduler (Slurm srun/slurmstepd, pyxis,
+    #   PBS/Torque/Moab job mails, LSF jsrun on Summit, ParallelCluster), scored at 764280c:
+    #   19/25 blind, both engines, alone and spread.
+    # z001: a PBS mail 'Job exceeded its walltime limit. Job was aborted', labelled
+    #   EXTERNAL_SIGNAL (the server's time-limit kill), answered null;
+    # z002: a PBS/Moab mail 'job ... exceeded MEM usage hard limit (2528 > 1126)', labelled
+    #   CONTAINER_OOM (a host-memory limit kill), answered null;
+    # z003: a PBS mail 'Job deleted at request of root' / 'job preempted (node failure)', labelled
+    #   EXTERNAL_SIGNAL (the job removed from outside; the debatable side: no code names a node
+    #   failure), answered null;
+    # z014: NCCL's 'nvmlInit_v2() failed: Driver/library version mismatch' under jsrun, labelled
+    #   DRIVER_MISMATCH, answered UNCLASSIFIED_FAILURE (the NCCL WARN line itself);
+    # z016: prose 'RuntimeError: Address already in use' in typographic quotes beside an sbatch
+    #   script, labelled RENDEZVOUS_FAILURE (two launchers on one store port), answered null;
+    # z018 (HEALTHY): slurmstepd's 'error: couldn't chdir to ... going to /tmp instead' before a
+    #   single-node nccl-tests run that passed, answered UNCLASSIFIED_FAILURE as a FAIL, so the
+    #   no-FAIL-on-healthy check below fails for it.
+    "fresh19.jsonl": BlindSet(
+        "z",
+        25,
+        4,
+        frozenset({"z001", "z002", "z003", "z014", "z016", "z018"}),
     ),
 }
 FILES = {path.name: path for path in CORPORA}
