@@ -164,12 +164,9 @@ BLIND = {
     #   unavailable'' wrapped in table cells, 'Fail - GPU: 0' (CUDA_ERROR; debatable);
     # i027: NVSHMEM's 'cuMemMap failed' then 'cuda failed with an illegal memory access'
     #   (CUDA_ERROR; the PR calls the node healthy and the cause a software bug).
-    "fresh20.jsonl": BlindSet(
-        "i",
-        31,
-        7,
-        frozenset({"i003", "i004", "i013", "i014", "i022", "i024", "i025", "i027"}),
-
+    #   After its fixes (the amdgpu driver, gpud, dcgm-exporter, CUresult names, DCGM's tables):
+    #   no misses.
+    "fresh20.jsonl": BlindSet("i", 31, 7, frozenset()),
     # fresh18: Kubernetes-side GPU training (KAI-Scheduler, Volcano, HAMi, MPIJob/mpi-operator,
     #   training operator, kubelet device admission, GKE driver installer, EFA device plugin,
     #   DRA ComputeDomain, pod events, NCCL/UCX/Gloo in pods), scored at 764280c with no src
@@ -191,27 +188,9 @@ BLIND = {
     #   (null);
     # p024: kubelet 'Failed to pull image ... failed to register layer: ... no space left on
     #   device', labelled DISK_FULL, answered POD_IMAGE_PULL (the label is the debatable side).
-    "fresh18.jsonl": BlindSet(
-        "p",
-        30,
-        6,
-        frozenset(
-            {
-                "p001",
-                "p002",
-                "p003",
-                "p010",
-                "p011",
-                "p013",
-                "p018",
-                "p019",
-                "p022",
-                "p024",
-                "p027",
-                "p030",
-            }
-        ),
-
+    #   After its fixes (runc, the kubelet's device manager, KAI-Scheduler, NVML's GPU_IS_LOST,
+    #   a pull on a full disk, UCX's verbs calls, IMEX, TensorFlow's OOM, mpirun.real): p019.
+    "fresh18.jsonl": BlindSet("p", 30, 6, frozenset({"p019"})),
     # fresh19: GitHub threads of GPU jobs under a batch scheduler (Slurm srun/slurmstepd, pyxis,
     #   PBS/Torque/Moab job mails, LSF jsrun on Summit, ParallelCluster), scored at 764280c:
     #   19/25 blind, both engines, alone and spread.
@@ -229,12 +208,9 @@ BLIND = {
     # z018 (HEALTHY): slurmstepd's 'error: couldn't chdir to ... going to /tmp instead' before a
     #   single-node nccl-tests run that passed, answered UNCLASSIFIED_FAILURE as a FAIL, so the
     #   no-FAIL-on-healthy check below fails for it.
-    "fresh19.jsonl": BlindSet(
-        "z",
-        25,
-        4,
-        frozenset({"z001", "z002", "z003", "z014", "z016", "z018"}),
-    ),
+    #   After its fixes (PBS and Moab kills, NVML's version mismatch, slurmstepd's /tmp
+    #   fallback, typographic quotes): no misses.
+    "fresh19.jsonl": BlindSet("z", 25, 4, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 

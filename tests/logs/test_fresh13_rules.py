@@ -23,6 +23,14 @@ NEW_RULES = {
     "gpud-xid-event",
     "cuda-driver-error-name",
     "dcgm-diag-fail",
+    "runc-init-oom-killed",
+    "kubelet-devices-unavailable",
+    "kai-scheduler-unschedulable",
+    "image-pull-disk-full",
+    "ucx-verbs-call-failed",
+    "imex-memory-export-failed",
+    "pbs-walltime-exceeded",
+    "pbs-memory-exceeded",
 }
 
 CASES = [
@@ -215,6 +223,110 @@ CASES += [
     ),
 ]
 
+CASES += [
+    # Kubernetes: runc, the kubelet's device manager, KAI-Scheduler, an image pull on a full
+    # disk; NVML's GPU_IS_LOST through the device plugin.
+    (
+        "https://github.com/kubeflow/trainer/issues/1661",
+        'Warning  Failed  113s   kubelet  Error: container create failed: time="2022-09-14T11:35:13Z"'
+        ' level=error msg="runc create failed: unable to start container process: container init '
+        'was OOM-killed (memory limit too low?)"',
+        "CONTAINER_OOM",
+    ),
+    (
+        "https://github.com/kubernetes/kubernetes/issues/130145",
+        "Message:         Pod Allocate failed due to requested number of devices unavailable for "
+        "nvidia.com/gpu. Requested:1, Available: 0, which is unexpected",
+        "POD_PENDING_RESOURCES",
+    ),
+    (
+        "https://github.com/kai-scheduler/KAI-Scheduler/issues/39",
+        "**Warning  Unschedulable  kai-scheduler  No nodes with enough resources were found: 2 "
+        "node(s) didn't have enough resources: GPUs.**",
+        "POD_PENDING_RESOURCES",
+    ),
+    (
+        "https://github.com/kserve/kserve/issues/3408",
+        'Warning  Failed     18m                  kubelet            Failed to pull image "nvcr.io/'
+        'nvidia/tritonserver:23.05-py3": rpc error: code = Unknown desc = failed to register layer:'
+        " write /opt/tritonserver/backends/tensorflow/libtensorflow_cc.so.2: no space left on "
+        "device",
+        "DISK_FULL",
+    ),
+    (
+        "https://github.com/kubernetes/kubernetes/issues/97131",
+        "Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed "
+        "with err: rpc error: code = Unknown desc = Unable to retrieve list of available devices: "
+        "error creating nvml.Device 5: nvml: GPU is lost, which is unexpected",
+        "GPU_XID",
+    ),
+    # The device plugin's own view of the same node: the admission failure follows from it.
+    (
+        "format",
+        "Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+        "Requested: 1, Available: 0, which is unexpected\n"
+        "Unable to determine the device handle for GPU 0000:C1:00.0: GPU is lost.  Reboot the "
+        "system to recover this GPU",
+        "GPU_XID",
+    ),
+    # Open MPI's launcher by its own name; UCX's verbs call; IMEX; TensorFlow's OOM.
+    (
+        "https://github.com/kubeflow/mpi-operator/issues/90",
+        "mpirun.real noticed that process rank 1 with PID 39 on node mpi-test-2-mpijob-worker-1 "
+        "exited on signal 9 (Killed).",
+        "CONTAINER_OOM",
+    ),
+    (
+        "https://github.com/NVIDIA/nccl-tests/issues/327",
+        "ib_device.c:1380 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid="
+        "fe80::f4f9:72ff:fe1d:ea79 \nflow_label=0xffffffff sgid_index=0 traffic_class=0) for RC "
+        "DEVX QP connect on mlx5_15 failed: No such device",
+        "IB_ERROR",
+    ),
+    (
+        "https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/948",
+        "> [ERROR] Failed to get new memory reference with rc: 87\n"
+        "> [ERROR] Failed to allocate memory reference.",
+        "NVLINK_ERROR",
+    ),
+    (
+        "https://github.com/kubeflow/trainer/issues/1158",
+        "Non-OK-status: GpuLaunchKernel (FillPhiloxRandomKernelLaunch <Distribution>, num_blocks, "
+        "block_size, 0, d.stream (), gen, data, size, dist) status: Internal: out of memory",
+        "CUDA_OOM",
+    ),
+    # PBS and Moab: walltime, memory, preemption; NVML's version mismatch through NCCL.
+    (
+        "https://github.com/cBio/cbio-cluster/issues/256",
+        "Aborted by PBS Server\nJob exceeded its walltime limit. Job was aborted",
+        "EXTERNAL_SIGNAL",
+    ),
+    ("format", "=>> PBS: job killed: walltime 3623 exceeded limit 3600", "EXTERNAL_SIGNAL"),
+    (
+        "https://github.com/cBio/cbio-cluster/issues/251",
+        "job 3132467 exceeded MEM usage hard limit (2528 > 1126)",
+        "CONTAINER_OOM",
+    ),
+    ("format", "=>> PBS: job killed: mem 9437184kb exceeded limit 8388608kb", "CONTAINER_OOM"),
+    (
+        "https://github.com/cBio/cbio-cluster/issues/187",
+        "job preempted (node failure)",
+        "EXTERNAL_SIGNAL",
+    ),
+    (
+        "https://github.com/NVIDIA/nccl/issues/726",
+        "f11n13:3580085:3580085 [0] NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch",
+        "DRIVER_MISMATCH",
+    ),
+    # An exception quoted in prose with typographic quotes.
+    (
+        "https://github.com/ai4d-iasc/trixie/issues/52",
+        "I keep getting the error of \u201cRuntimeError: Address already in use\u201d when trying to "
+        "do so.",
+        "RENDEZVOUS_FAILURE",
+    ),
+]
+
 # github.com/NVIDIA/nccl/issues/1117 (tests/fixtures/corpus/fresh14.jsonl e033): a working run
 # whose NCCL listening port is reached by connections that are no NCCL peer.
 FOREIGN = (
@@ -266,6 +378,16 @@ def test_ray_summary_with_no_kill_is_no_oom(engine: str, tmp_path: Path) -> None
         "(OOM), 2 Workers crashed due to other reasons at node (ID: 2c82, IP: 10.0.0.1)"
     )
     assert root_of(tmp_path, line, engine) != "CONTAINER_OOM"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_slurmstepd_running_the_task_in_tmp_is_no_failure(engine: str, tmp_path: Path) -> None:
+    # github.com/NVIDIA/deepops/issues/1179 (tests/fixtures/corpus/fresh19.jsonl z018)
+    line = (
+        "slurmstepd: error: couldn't chdir to `/root/burst-buffer': No such file or directory: "
+        "going to /tmp instead"
+    )
+    assert root_of(tmp_path, line, engine) is None
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -13,6 +13,7 @@ those that change the bytes the rules match:
   - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) or one word
     in it (`Call to **write** failed`) is removed;
   - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
+  - typographic quotes (“ ” ‘ ’) are made ASCII ones;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
     leaves that one space at the end of the line, and the next line goes on with no record
     prefix of its own (no rank, host, process or time); such lines are joined when the rules
@@ -49,7 +50,7 @@ def _continues(line: bytes, following: bytes) -> bool:
     records can start differently (a counter or pid column: `[80746] [rank0]:` then
     `[80747] [rank4]:`) and happen to be the same length, so a line that starts a record
     (a leading time, or a rank, host or process prefix) is never a continuation."""
-    return bool(following) and following[:10] != line[:10] and not _is_record(following)
+    return bool(following) and following[:10] != line[:10] and not _is_record(following, line)
 
 
 def wrap_width(lines: list[bytes]) -> int | None:
@@ -124,12 +125,16 @@ _LEADING_TIME = re.compile(
 )
 
 
-def _is_record(line: bytes) -> bool:
+def _is_record(line: bytes, previous: bytes | None = None) -> bool:
     """The line starts a record of its own: a leading time, or a prefix attribution reads
-    (rank, host, process)."""
+    (rank, host, process). A host label alone (`gpu004: `) counts only where the line before
+    has one too: pdsh and the DeepSpeed launcher label every line, and a cut can leave a word
+    and a colon at a continuation's start (`c.so.2: no space left on device`)."""
     if _LEADING_TIME.match(line):
         return True
     ctx = attribute(line[:400].decode("utf-8", "replace"))
+    if ctx.rank is None and ctx.pid is None and ctx.host is not None and previous is not None:
+        return attribute(previous[:400].decode("utf-8", "replace")).host is not None
     return not (ctx.rank is None and ctx.host is None and ctx.pid is None)
 
 
@@ -150,7 +155,7 @@ def _rest_of(line: bytes, following: bytes) -> bytes | None:
     rest = following[len(prefix) :] if following.startswith(prefix) else following
     if rest[:1] in (b"", b" ", b"\t", b"\r") or not _continues(line, following):
         return None
-    return None if _is_record(rest) else rest
+    return None if _is_record(rest, line) else rest
 
 
 def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
@@ -217,7 +222,21 @@ def strip_url_encoding(data: bytes) -> bytes:
     return _URL_ENCODED_LINE.sub(decode, data)
 
 
+# Typographic quotes a word processor or forum puts for ASCII ones (“RuntimeError: ...”,
+# couldn’t): programs print the ASCII ones the rules read.
+_SMART_QUOTES = {"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"}
+_SMART = [(k.encode(), v.encode()) for k, v in _SMART_QUOTES.items()]
+
+
+def plain_quotes(data: bytes) -> bytes:
+    if b"\xe2\x80" not in data:
+        return data
+    for smart, plain in _SMART:
+        data = data.replace(smart, plain)
+    return data
+
+
 def normalize(data: bytes, verdict: Callable[[bytes], object] | None = None) -> bytes:
     """Undo paste damage; word wrapping only with the rules' `verdict` on a line at hand."""
-    data = strip_url_encoding(strip_bold(unwrap(strip_ansi(data))))
+    data = strip_url_encoding(strip_bold(unwrap(plain_quotes(strip_ansi(data)))))
     return join_word_wrapped(data, verdict) if verdict is not None else data
