@@ -13,7 +13,13 @@ from typing import Any
 import yaml
 
 MESSAGES = Path(__file__).resolve().parents[1] / "fixtures" / "messages"
-FILES = ("nccl_ofi_efa.yaml", "torch_host.yaml", "launchers.yaml", "containers.yaml")
+FILES = (
+    "nccl_ofi_efa.yaml",
+    "torch_host.yaml",
+    "launchers.yaml",
+    "containers.yaml",
+    "mpi_rccl.yaml",
+)
 
 # printf conversions, with the extensions of the programs that print these messages: Slurm's
 # %pJ / %ps (a job or step id), the kernel's %pGg (GFP flag names) and %*pbl (a bitmap as a
