@@ -150,6 +150,14 @@ BLIND = {
     #   answered APP_EXCEPTION (the controller's error follows from the lost worker).
     #   After its fixes (fault signals SIGFPE, SIGTRAP, SIGSYS by torchelastic's exitcode): o020.
     "fresh17.jsonl": BlindSet("o", 24, 5, frozenset({"o020"})),
+    # fresh21: healthy runs above all (about half), full of alarming-but-benign output, and
+    #   failures that look like them; GitHub threads, READMEs and committed result files,
+    #   scored at 764280c: blind, both engines, alone and spread (tests/fixtures/corpus/README.md).
+    # l010 (HEALTHY): DeepEP's intranode test passes every case, then NCCL's proxy service warns
+    #   'Accept failed Resource temporarily unavailable' / 'Failed to execute operation Close'
+    #   while the processes exit; answered PEER_EXITED as a FAIL, so the no-FAIL-on-healthy check
+    #   below fails for it.
+    "fresh21.jsonl": BlindSet("l", 15, 10, frozenset({"l010"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
