@@ -211,6 +211,23 @@ BLIND = {
     #   After its fixes (PBS and Moab kills, NVML's version mismatch, slurmstepd's /tmp
     #   fallback, typographic quotes): no misses.
     "fresh19.jsonl": BlindSet("z", 25, 4, frozenset()),
+    # fresh21: healthy runs above all (15 of 21), full of alarming-but-benign output, and failures
+    #   that look like them; GitHub threads, READMEs and committed result files, scored at
+    #   764280c/6c21370 (same src/): 20/21 alone, 19/21 spread, both engines.
+    # l010 (HEALTHY): DeepEP's intranode test passes every case, then NCCL's proxy service warns
+    #   'Accept failed Resource temporarily unavailable' / 'Failed to execute operation Close'
+    #   while the processes exit; answered PEER_EXITED as a FAIL, so the no-FAIL-on-healthy check
+    #   below fails for it;
+    # l018 (HEALTHY, spread only): a single-pod all_reduce_perf with NCCL_SOCKET_IFNAME=lo
+    #   ('Bootstrap : Using [0]lo:127.0.0.1'), right alone; spread among multi-host output it is
+    #   answered SOCKET_IFNAME as a FAIL, so the healthy check fails for it when spread.
+    "fresh21.jsonl": BlindSet(
+        "l",
+        21,
+        15,
+        frozenset({"l010"}),
+        spread_misses=frozenset({"l018"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
