@@ -31,6 +31,7 @@ NEW_RULES = {
     "imex-memory-export-failed",
     "pbs-walltime-exceeded",
     "pbs-memory-exceeded",
+    "nccl-proxy-recv-failed",
 }
 
 CASES = [
@@ -378,6 +379,26 @@ def test_ray_summary_with_no_kill_is_no_oom(engine: str, tmp_path: Path) -> None
         "(OOM), 2 Workers crashed due to other reasons at node (ID: 2c82, IP: 10.0.0.1)"
     )
     assert root_of(tmp_path, line, engine) != "CONTAINER_OOM"
+
+
+# github.com/deepseek-ai/DeepEP/issues/41 (tests/fixtures/corpus/fresh21.jsonl l010): every
+# test passed, then NCCL's proxy loses the sockets of ranks that sent Close as they exit.
+TEARDOWN = (
+    "0bc8f5b83646:2374:2994 [0] proxy.cc:1458 NCCL WARN [Service thread] Accept failed Resource "
+    "temporarily unavailable\n"
+    "0bc8f5b83646:2374:2994 [0] proxy.cc:1497 NCCL WARN [Service thread] Could not receive type "
+    "from localRank 0, res=3, closed=0\n"
+    "0bc8f5b83646:2374:2994 [0] proxy.cc:1521 NCCL WARN [Proxy Service 0] Failed to execute "
+    "operation Close from rank 0, retcode 3"
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_ranks_socket_ending_after_its_close_is_no_peer_exit(engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, TEARDOWN, engine) is None
+    # Without the Close, the same lost socket is a rank that went away.
+    lost = TEARDOWN.splitlines()[1]
+    assert root_of(tmp_path, lost, engine) == "PEER_EXITED"
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -182,9 +182,12 @@ def _derive_socket_ifname(
     ]
     if not bad:
         return
-    multi_host = len(facts.hosts) > 1
+    # Such an interface matters where traffic between nodes failed, or where NCCL shows the
+    # host in a communicator that spans nodes; hosts seen together may be several jobs' logs.
     network_trouble = any(code in builders for code in NETWORK_SYMPTOMS)
-    if not (multi_host or network_trouble):
+    multi_node = _multi_node_hosts(facts)
+    bad = [b for b in bad if network_trouble or b[0] in multi_node]
+    if not bad:
         _derive_mixed_interfaces(facts, builders, catalog)
         return
     builder = _builder(builders, catalog, "SOCKET_IFNAME")
@@ -195,6 +198,26 @@ def _derive_socket_ifname(
         "NCCL picked interfaces that cannot reach other nodes (" + ", ".join(chosen[:4]) + "); "
         "set NCCL_SOCKET_IFNAME"
     )
+
+
+def _multi_node_hosts(facts: Facts) -> set[str]:
+    """Hosts NCCL shows in a communicator of several nodes: one it described with nNodes > 1,
+    or one whose name (commId, NCCL 2.19+; else its size) a process on another host printed."""
+    hosts = {h for h, counts in facts.node_counts.items() if any(n > 1 for n in counts)}
+    by_host: dict[str, set[str]] = {}
+    for (host, _pid), names in facts.communicators.items():
+        by_host.setdefault(host, set()).update(names)
+    with_ids = all(any(n.startswith("id ") for n in names) for names in by_host.values())
+    kind = "id " if with_ids else "size "
+    first_host: dict[str, str] = {}
+    for host, names in by_host.items():
+        for name in names:
+            if not name.startswith(kind):
+                continue
+            other = first_host.setdefault(name, host)
+            if other != host:
+                hosts |= {host, other}
+    return hosts
 
 
 def _derive_mixed_interfaces(
@@ -304,6 +327,29 @@ def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder
     builder.title = (
         "connections to NCCL's port that were no NCCL peer (a wrong magic) closed during the "
         "accept handshake on " + format_hosts(sorted(builder.hosts)) + "; NCCL drops them"
+    )
+
+
+TEARDOWN_RULE = "nccl-proxy-recv-failed"
+
+
+def _settle_teardown_closes(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
+    """A proxy whose local rank's socket failed right after that rank sent Close (its
+    teardown) saw the rank exit once its work was done. Where those are all PEER_EXITED rests
+    on, in the processes that logged the Close, and nothing else failed: a warning."""
+    builder = builders.get("PEER_EXITED")
+    if builder is None or not facts.closed_proxies or set(builder.contributions) != {TEARDOWN_RULE}:
+        return
+    processes = {(host, pid) for host, pid, _dev in builder.processes}
+    if not processes or not processes <= set(facts.closed_proxies):
+        return
+    if any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code):
+        return
+    builder.status = Status.WARN
+    builder.title = (
+        "NCCL's proxy lost local ranks' sockets after they sent Close (their teardown) on "
+        + format_hosts(sorted(builder.hosts))
+        + "; if the job had finished its work, this is its exit"
     )
 
 
@@ -516,6 +562,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
     _settle_foreign_connections(facts, builders)
+    _settle_teardown_closes(facts, builders)
     _settle_single_node_fallback(facts, builders)
     _settle_unclassified(builders)
     _map_process_ranks(builders.values(), facts)

@@ -52,6 +52,8 @@ class Facts:
     ipv6_unresolved: dict[str, Occurrence] = field(default_factory=dict)
     # host -> NCCL's first report there of a connection to its port that was no NCCL peer
     foreign_connections: dict[str, Occurrence] = field(default_factory=dict)
+    # (host, pid) of processes whose proxy saw a rank's socket end after its Close (teardown)
+    closed_proxies: dict[tuple[str, int], Occurrence] = field(default_factory=dict)
     progress_sources: set[str] = field(default_factory=set)
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
@@ -148,6 +150,11 @@ class Facts:
         if len(self.foreign_connections) < MAX_IDENTITIES:
             self.foreign_connections.setdefault(key, occ)
 
+    def _record_nccl_proxy_after_close(self, captures: dict[str, str], occ: Occurrence) -> None:
+        if occ.host is None or occ.pid is None or len(self.closed_proxies) >= MAX_IDENTITIES:
+            return
+        self.closed_proxies.setdefault((occ.host, occ.pid), occ)
+
     def _record_progress_evidence(self, captures: dict[str, str], occ: Occurrence) -> None:
         self.progress_sources.add(occ.source)
 
@@ -190,6 +197,7 @@ class Facts:
             "comm_ranks",
             "ipv6_unresolved",
             "foreign_connections",
+            "closed_proxies",
         ):
             mine_map = getattr(self, name)
             for key, value in getattr(later, name).items():
@@ -227,5 +235,6 @@ class Facts:
         found += self.nvls.values()
         found += self.ipv6_unresolved.values()
         found += self.foreign_connections.values()
+        found += self.closed_proxies.values()
         found += [p.occurrence for p in self.progress.values() if p.occurrence is not None]
         return found
