@@ -306,6 +306,18 @@ def _derive_nvls_stall(
 
 
 FOREIGN_CLOSE_RULE = "nccl-socket-closed-by-peer"
+TEARDOWN_RULE = "nccl-proxy-recv-failed"
+
+
+def _peer_exit_only_by(builders: dict[str, FindingBuilder], rule: str) -> FindingBuilder | None:
+    """PEER_EXITED when that rule alone makes it and nothing else failed: the one finding a
+    reading of that rule's lines in context may settle as a warning."""
+    builder = builders.get("PEER_EXITED")
+    if builder is None or set(builder.contributions) != {rule}:
+        return None
+    if any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code):
+        return None
+    return builder
 
 
 def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
@@ -314,14 +326,8 @@ def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder
     such connections, a wrong magic, is the sign; NCCL 2.30 says 'closed before magic
     handshake, discarding' instead). Where those closes are all PEER_EXITED rests on, on hosts
     that saw foreign connections, and nothing else failed, no peer went away: a warning."""
-    builder = builders.get("PEER_EXITED")
-    if builder is None or not facts.foreign_connections:
-        return
-    if set(builder.contributions) != {FOREIGN_CLOSE_RULE}:
-        return
-    if not set(builder.hosts) <= set(facts.foreign_connections):
-        return
-    if any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code):
+    builder = _peer_exit_only_by(builders, FOREIGN_CLOSE_RULE)
+    if builder is None or not set(builder.hosts) <= set(facts.foreign_connections):
         return
     builder.status = Status.WARN
     builder.title = (
@@ -330,20 +336,13 @@ def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder
     )
 
 
-TEARDOWN_RULE = "nccl-proxy-recv-failed"
-
-
 def _settle_teardown_closes(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
     """A proxy whose local rank's socket failed right after that rank sent Close (its
     teardown) saw the rank exit once its work was done. Where those are all PEER_EXITED rests
     on, in the processes that logged the Close, and nothing else failed: a warning."""
-    builder = builders.get("PEER_EXITED")
-    if builder is None or not facts.closed_proxies or set(builder.contributions) != {TEARDOWN_RULE}:
-        return
-    processes = {(host, pid) for host, pid, _dev in builder.processes}
-    if not processes or not processes <= set(facts.closed_proxies):
-        return
-    if any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code):
+    builder = _peer_exit_only_by(builders, TEARDOWN_RULE)
+    processes = {(host, pid) for host, pid, _dev in builder.processes} if builder else set()
+    if builder is None or not processes or not processes <= set(facts.closed_proxies):
         return
     builder.status = Status.WARN
     builder.title = (
