@@ -192,3 +192,37 @@ def test_the_inventory_has_each_source() -> None:
     repos = {t.repo for t in MINE}
     assert repos == KERNEL_REPOS
     assert 30 <= len(MINE) <= 90
+
+
+# What the new codes explain (codes.yaml): the ranks' collective timeout on a node whose file
+# system or kernel stalled is the effect; the stall is named.
+WATCHDOG_TIMEOUT = (
+    "[rank3]:[E1201 10:11:12.123456789 ProcessGroupNCCL.cpp:741] [PG ID 0 PG GUID "
+    "0(default_pg) Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=28956, "
+    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600058 milliseconds "
+    "before timing out."
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("stall", "code"),
+    [
+        (
+            "[3.123456] Lustre: fsx-OST0003-osc-ffff9a4c2b8e1000: Connection to fsx-OST0003 "
+            "(at 10.1.0.31@tcp) was lost; in progress operations using this service will wait "
+            "for recovery to complete",
+            "NETWORK_FS_UNAVAILABLE",
+        ),
+        (
+            "[3.123456] watchdog: BUG: soft lockup - CPU#17 stuck for 23s! [python3:4242]",
+            "HOST_KERNEL_STALL",
+        ),
+    ],
+    ids=["lustre", "soft-lockup"],
+)
+def test_the_stall_explains_the_collective_timeout(
+    stall: str, code: str, engine: str, tmp_path: Path
+) -> None:
+    assert root_of(tmp_path, f"{WATCHDOG_TIMEOUT}\n{stall}", engine) == code
+    assert root_of(tmp_path, WATCHDOG_TIMEOUT, engine) == "NCCL_TIMEOUT"
