@@ -53,6 +53,8 @@ LOG_CODES = [
     "POD_CRASHLOOP",
     "POD_IMAGE_PULL",
     "UNCLASSIFIED_FAILURE",
+    "NETWORK_FS_UNAVAILABLE",
+    "HOST_KERNEL_STALL",
 ]
 
 # Every other code the registry holds that points at a guide section: cluster state,

@@ -19,13 +19,16 @@ FILES = (
     "launchers.yaml",
     "containers.yaml",
     "mpi_rccl.yaml",
+    "kernel_storage.yaml",
 )
 
 # printf conversions, with the extensions of the programs that print these messages: Slurm's
 # %pJ / %ps (a job or step id), the kernel's %pGg (GFP flag names) and %*pbl (a bitmap as a
-# list), glibc's %m (strerror(errno)), Go's %v, %q and %w (a wrapped error).
+# list), glibc's %m (strerror(errno)), Go's %v, %q and %w (a wrapped error); the kernel's
+# %pI6 (an IPv6 address), %pIScp (a socket address with its port), %pd2 (a dentry's last two
+# path parts) and %px (a raw pointer).
 _PRINTF = re.compile(
-    r"%(?P<ext>\*pbl|p[Js](?![a-z])|pGg)"
+    r"%(?P<ext>\*pbl|p[Js](?![a-z])|pGg|pI6|pIScp|pd2|px)"
     r"|%(?P<flags>[-+ #0]*)[0-9*]*(?:\.[0-9]+|\.\*)?(?:hh|h|ll|l|z|j|t|L)?(?P<conv>[diouxXeEfgGcspmqvw%])"
 )
 # A brace holding a printf conversion is literal text (Go's "{%s: %s}" for a taint).
@@ -45,6 +48,10 @@ _EXTENSIONS = {
     "pJ": "JobId=1234",
     "pGg": "GFP_KERNEL",  # the kernel's %pGg names the GFP flags
     "*pbl": "(null)",  # nodemask_pr_args of a NULL nodemask (oom_kill.c: a global OOM)
+    "pI6": "fe80:0000:0000:0000:04d3:9cff:fe21:8c67",
+    "pIScp": "10.1.0.31:988",
+    "pd2": "ckpt/step_1000.pt",
+    "px": "ffff9a4c2b8e1000",
 }
 # Values of {field:spec} fields in the kernel prefixes: a PCI address 0000:3b:00.0.
 _PCI_PARTS = {"domain": "0000", "bus": "3b", "slot": "00", "dev": "00", "fn": "0"}
