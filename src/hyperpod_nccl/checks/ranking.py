@@ -16,9 +16,9 @@ from hyperpod_nccl.snapshot.items import PROBE_TARGETS
 
 def _merge(findings: list[Finding]) -> list[Finding]:
     """One finding per failing code: the first FAIL (cluster state comes before logs) takes the
-    evidence of the other FAIL findings of its code, and of WARN findings of its code from the
-    other source, such as the NCCL versions the logs show for pods the state check found on
-    different images."""
+    evidence of the other FAIL findings of its code, and of WARN and INFO findings of its code
+    from the other source, such as the NCCL versions the logs show (information alone: banners
+    do not place them in one job) for pods the state check found on different images."""
     anchors: dict[str, Finding] = {}
     for f in findings:
         if f.status is Status.FAIL and f.code not in anchors:
@@ -28,7 +28,7 @@ def _merge(findings: list[Finding]) -> list[Finding]:
     for f in findings:
         anchor = anchors.get(f.code)
         cross_source = f.details.get("source") != anchor.details.get("source") if anchor else False
-        joins = f.status is Status.FAIL or (f.status is Status.WARN and cross_source)
+        joins = f.status is Status.FAIL or (f.status in (Status.WARN, Status.INFO) and cross_source)
         if anchor is None or f is anchor or not joins:
             merged.append(f)
             continue

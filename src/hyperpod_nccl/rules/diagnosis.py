@@ -57,46 +57,40 @@ def _per_process_versions(facts: Facts) -> dict[str, dict[str, Occurrence]]:
     return {version: identities for version, identities in kept.items() if identities}
 
 
-def _communicators(facts: Facts, identities: dict[str, Occurrence]) -> set[str] | None:
-    """What names the communicators of the processes behind these banners (commIds, sizes),
-    or None when any of them joined none that NCCL described."""
-    names: set[str] = set()
-    for occ in identities.values():
-        found = facts.communicators.get((occ.host, occ.pid)) if occ.host and occ.pid else None
-        if not found:
-            return None
-        names |= found
-    return names
-
-
-def _may_share_a_communicator(facts: Facts, versions: dict[str, dict[str, Occurrence]]) -> bool:
-    """Whether processes of different versions can be in one communicator: processes of one
-    communicator print its commId (NCCL 2.19+) and its size. When each version's processes
-    name theirs and no name is shared, the versions ran in different jobs."""
-    named = [_communicators(facts, identities) for identities in versions.values()]
-    if any(names is None for names in named):
-        return True  # not known for all: the difference may be within one communicator
-    ids = [{n for n in names if n.startswith("id ")} for names in named if names is not None]
-    if all(ids):
-        pool = [n for group in ids for n in group]
-    else:  # some have no commId (before 2.19): compare sizes
-        pool = [n for names in named if names for n in names if n.startswith("size ")]
-    return len(pool) != len(set(pool))
+def _share_a_communicator(facts: Facts, versions: dict[str, dict[str, Occurrence]]) -> bool:
+    """Whether processes of two versions are seen in one communicator: its processes all print
+    its commId (NCCL 2.19+; since 2.23.4 NCCL refuses such a communicator itself, 'Mismatched
+    NCCL version detected')."""
+    owner: dict[str, str] = {}
+    for version, identities in versions.items():
+        for occ in identities.values():
+            if occ.host is None or occ.pid is None:
+                continue
+            for name in facts.communicators.get((occ.host, occ.pid), set()):
+                if name.startswith("id ") and owner.setdefault(name, version) != version:
+                    return True
+    return False
 
 
 def _derive_version_mismatch(
     facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
     versions = _per_process_versions(facts)
-    if len(versions) > 1 and _may_share_a_communicator(facts, versions):
+    if len(versions) > 1:
+        # Banners alone do not show the versions in one job: logs of several jobs, or a paste
+        # of two runs, look the same. The difference is a FAIL where one communicator is seen
+        # to hold both, else information beside whatever failed.
+        linked = _share_a_communicator(facts, versions)
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
         groups = sorted(versions.items(), key=lambda kv: -len(kv[1]))
         summary = {v: sorted(ids)[:20] for v, ids in versions.items()}
         builder.details["nccl_versions"] = summary
+        status = Status.FAIL if linked else Status.INFO
         for version, identities in groups:
             for occ in list(identities.values())[:3]:
-                builder.add(occ, VERSION_RULE, "weak", Status.FAIL, {"nccl_version": version})
-        builder.title = "NCCL versions differ across ranks: " + ", ".join(
+                builder.add(occ, VERSION_RULE, "weak", status, {"nccl_version": version})
+        where = "in one communicator" if linked else "across the processes of these logs"
+        builder.title = f"NCCL versions differ {where}: " + ", ".join(
             f"{v} ({len(ids)} {'process' if len(ids) == 1 else 'processes'})" for v, ids in groups
         )
     kinds = {kind for kind, _ in facts.net_plugins.values()}
@@ -358,7 +352,7 @@ def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
     if builder is None or set(builder.contributions) != {VERSION_RULE}:
         return
     others_fail = any(b.status is Status.FAIL for c, b in builders.items() if c != builder.code)
-    if not others_fail:
+    if builder.status is Status.FAIL and not others_fail:
         builder.status = Status.WARN
 
 
