@@ -220,6 +220,17 @@ BLIND = {
     #   NCCL shows the host in a multi-node communicator; a rank's socket ending after its Close
     #   is its teardown): no misses.
     "fresh21.jsonl": BlindSet("l", 21, 15, frozenset()),
+    # fresh22: PyTorch distributed in 2025-2026 (c10d with NCCL 2.26-2.29, NCCL's RAS client
+    #   output, symmetric memory and device communicators, fr_trace's report, TorchTitan, torchft),
+    #   scored at 079088d (src/ of 0598b31): 10/13 blind, both engines, alone and spread.
+    # ab007: Open MPI's '*** Process received signal ***' alone, cut before its Signal: line, after
+    #   NCCL's RAS socket came up, labelled RANK_CRASH (any fatal signal), answered null;
+    # ab010: fr_trace's 'Collective 39 at entry 38 errors' ... 'Culprit rank 22; Error type:
+    #   SIZE_OR_SYNTAX_MISMATCH' (ranks in one all_reduce with different sizes), labelled
+    #   NCCL_INVALID_USAGE, answered null;
+    # ab011: torchft's lighthouse 'RuntimeError: Address already in use (os error 98)', labelled
+    #   RENDEZVOUS_FAILURE (its quorum server's port in use), answered APP_EXCEPTION.
+    "fresh22.jsonl": BlindSet("ab", 13, 4, frozenset({"ab007", "ab010", "ab011"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
