@@ -231,6 +231,14 @@ BLIND = {
     # ab011: torchft's lighthouse 'RuntimeError: Address already in use (os error 98)', labelled
     #   RENDEZVOUS_FAILURE (its quorum server's port in use), answered APP_EXCEPTION.
     "fresh22.jsonl": BlindSet("ab", 13, 4, frozenset({"ab007", "ab010", "ab011"})),
+    # fresh23: multi-GPU and multi-node inference serving (Dynamo/NIXL over UCX, AIBrix, Mooncake's
+    #   transfer engine, LMCache, TensorRT-LLM, LMDeploy under mpirun), scored at 0598b31 with no src
+    #   change: 13/15 blind, both engines, alone and spread.
+    # ac006: Mooncake's worker_pool 'Process failed for slice (...): local protection error' (an
+    #   RDMA work completion in error), labelled IB_ERROR, answered null;
+    # ac007: the mlx5 driver's 'mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)'
+    #   in dmesg, labelled IB_ERROR, answered null.
+    "fresh23.jsonl": BlindSet("ac", 15, 4, frozenset({"ac006", "ac007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
