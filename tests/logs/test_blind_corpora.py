@@ -220,6 +220,10 @@ BLIND = {
     #   NCCL shows the host in a multi-node communicator; a rank's socket ending after its Close
     #   is its teardown): no misses.
     "fresh21.jsonl": BlindSet("l", 21, 15, frozenset()),
+    # fresh24: GPU clusters on clouds other than AWS and on neoclouds (GCP A3 High/TCPX and a2,
+    #   AzureML, CoreWeave GB200, a GPU cloud's Kubernetes pods), scored at 0598b31 with no src
+    #   change: 5/5 alone and spread, both engines; no misses. Small: the 42-minute budget ran out.
+    "fresh24.jsonl": BlindSet("ad", 5, 1, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
