@@ -239,6 +239,10 @@ BLIND = {
     # ac007: the mlx5 driver's 'mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 0x0)'
     #   in dmesg, labelled IB_ERROR, answered null.
     "fresh23.jsonl": BlindSet("ac", 15, 4, frozenset({"ac006", "ac007"})),
+    # fresh24: GPU clusters on clouds other than AWS and on neoclouds (GCP A3 High/TCPX and a2,
+    #   AzureML, CoreWeave GB200, a GPU cloud's Kubernetes pods), scored at 0598b31 with no src
+    #   change: 5/5 alone and spread, both engines; no misses. Small: the 42-minute budget ran out.
+    "fresh24.jsonl": BlindSet("ad", 5, 1, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
