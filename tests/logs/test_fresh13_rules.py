@@ -32,6 +32,7 @@ NEW_RULES = {
     "pbs-walltime-exceeded",
     "pbs-memory-exceeded",
     "nccl-proxy-recv-failed",
+    "flight-recorder-mismatch",
 }
 
 CASES = [
@@ -326,6 +327,47 @@ CASES += [
         "do so.",
         "RENDEZVOUS_FAILURE",
     ),
+]
+
+CASES += [
+    # fresh22-24: Open MPI's signal banner alone, the Flight Recorder analyzer, torchft's
+    # lighthouse (Rust's io::Error), ibv_wc_status_str's texts from Mooncake and mlx5.
+    (
+        "https://github.com/NVIDIA/nccl/issues/1669",
+        "[rtptest1621:405884] *** Process received signal ***",
+        "RANK_CRASH",
+    ),
+    (
+        "https://github.com/pytorch/pytorch/issues/140563",
+        "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: "
+        "'[[1025]]' does not match found input sizes: '[[262144]]'",
+        "NCCL_INVALID_USAGE",
+    ),
+    (
+        "format",
+        "Error type: COLLECTIVE_TYPE_MISMATCH, Expected collective type",
+        "NCCL_INVALID_USAGE",
+    ),
+    (
+        "https://github.com/meta-pytorch/torchft/issues/30",
+        "RuntimeError: Address already in use (os error 98)",
+        "RENDEZVOUS_FAILURE",
+    ),
+    (
+        "https://github.com/kvcache-ai/Mooncake/issues/851",
+        "E0917 16:23:13.204995 4058290 worker_pool.cpp:294] Worker: Process failed for slice "
+        "(opcode: 1, source_addr: 0x7fd2fc000800, length: 3584, dest_addr: 0x7fb9dc001000, "
+        "local_nic: mlx5_7, peer_nic: 115.182.224.13:15004@mlx5_7, dest_rkey: 2136660, "
+        "retry_cnt: 0): local protection error",
+        "IB_ERROR",
+    ),
+    (
+        "https://github.com/kvcache-ai/Mooncake/issues/3299",
+        "[Wed Jul 29 14:40:27 2026] mlx5_bond_0/1: QP 51291 error: local length error (0x8e 0x0 "
+        "0x0)",
+        "IB_ERROR",
+    ),
+    ("format", "ibv_poll_cq: completion error: RNR retry counter exceeded", "IB_ERROR"),
 ]
 
 # github.com/NVIDIA/nccl/issues/1117 (tests/fixtures/corpus/fresh14.jsonl e033): a working run
