@@ -184,3 +184,44 @@ def test_versions_of_communicators_that_share_no_id_are_no_mismatch(tmp_path: Pa
     report = _report(tmp_path, _two_jobs(("0x1b2", "0x9f4")))
     assert report["root_cause"] == "NCCL_TIMEOUT"
     assert _finding(report, "NCCL_VERSION_MISMATCH")["status"] == "INFO"
+
+
+# NVIDIA/nccl#1634 (tests/fixtures/corpus/dev.jsonl c051): one host loads the SHARP net plugin,
+# the other none.
+PLUGINS = (
+    "HGX-H100-11:18226:18274 [5] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using "
+    "internal network plugin.",
+    "HGX-H100-04:589474:589541 [0] NCCL INFO Plugin Path : "
+    "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so",
+)
+PLUGIN_COMM = (
+    "{h}:{p}:1 [0] NCCL INFO comm 0x55d0e1 rank {r} nranks 2 cudaDev 0 busId 53000 commId {c} - "
+    "Init COMPLETE"
+)
+
+
+def _plugins(comm_ids: tuple[str, str]) -> dict[str, list[str]]:
+    hosts = (("HGX-H100-11", 18226), ("HGX-H100-04", 589474))
+    return {
+        f"rank{r}.log": [
+            PLUGINS[r],
+            PLUGIN_COMM.format(h=hosts[r][0], p=hosts[r][1], r=r, c=comm_ids[r]),
+            WATCHDOG2.format(r=r, seq=3),
+        ]
+        for r in range(2)
+    }
+
+
+def test_hosts_of_one_communicator_on_different_net_plugins_explain_the_hang(
+    tmp_path: Path,
+) -> None:
+    report = _report(tmp_path, _plugins(("0x1b2", "0x1b2")))
+    assert report["root_cause"] == "NCCL_VERSION_MISMATCH"
+
+
+def test_hosts_of_separate_communicators_on_different_plugins_are_information(
+    tmp_path: Path,
+) -> None:
+    report = _report(tmp_path, _plugins(("0x1b2", "0x9f4")))
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+    assert _finding(report, "NCCL_VERSION_MISMATCH")["status"] == "INFO"

@@ -72,6 +72,25 @@ def _share_a_communicator(facts: Facts, versions: dict[str, dict[str, Occurrence
     return False
 
 
+def _apart(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) -> bool:
+    """Whether hosts that load different net plugins are seen in separate communicators only:
+    every one of them named its communicators (commId, else size) and no host of one plugin
+    shares a name with a host of another. Unknown: they may be one job."""
+    names: dict[str, set[str]] = {}
+    for (host, _pid), found in facts.communicators.items():
+        names.setdefault(host, set()).update(found)
+    if not all(names.get(host) for host in plugins):
+        return False
+    with_ids = all(any(n.startswith("id ") for n in names[host]) for host in plugins)
+    kind = "id " if with_ids else "size "
+    owner: dict[str, str] = {}
+    for host, (plugin, _occ) in plugins.items():
+        for name in names[host]:
+            if name.startswith(kind) and owner.setdefault(name, plugin) != plugin:
+                return False
+    return True
+
+
 def _derive_version_mismatch(
     facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
 ) -> None:
@@ -96,10 +115,9 @@ def _derive_version_mismatch(
     kinds = {kind for kind, _ in facts.net_plugins.values()}
     if len(kinds) > 1:
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
+        status = Status.INFO if _apart(facts, facts.net_plugins) else Status.FAIL
         for _host, (kind, occ) in sorted(facts.net_plugins.items()):
-            builder.add(
-                occ, "derived-net-plugin-differs", "cause", Status.FAIL, {"net_plugin": kind}
-            )
+            builder.add(occ, "derived-net-plugin-differs", "cause", status, {"net_plugin": kind})
         builder.details["net_plugins"] = {h: k for h, (k, _) in sorted(facts.net_plugins.items())}
         if builder.title is None:
             builder.title = "NCCL network plugin differs across hosts: " + "; ".join(
