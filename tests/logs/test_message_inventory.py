@@ -1,6 +1,8 @@
-"""The messages the programs can print (tests/fixtures/messages/: 525 WARN/ERROR templates from
-NCCL, aws-ofi-nccl, libfabric, PyTorch, Slurm, Linux, the NVIDIA driver, DCGM and Kubernetes,
-each with its file, line and commit), instantiated as their loggers print them:
+"""The messages the programs can print (tests/fixtures/messages/: about 800 WARN/ERROR templates
+from NCCL, aws-ofi-nccl, libfabric, PyTorch, Slurm, Linux, the NVIDIA driver, DCGM, Kubernetes,
+the launchers, the container stack, RCCL, MPICH, Open MPI, the EFA kernel driver and the NFS
+and Lustre clients, each with its file, line and commit), instantiated as their loggers print
+them:
 
 - a template the inventory calls benign or context never raises a classified failure;
 - of the templates that name a failure, at least the measured share is classified as that
