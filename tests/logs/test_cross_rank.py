@@ -225,3 +225,13 @@ def test_hosts_of_separate_communicators_on_different_plugins_are_information(
     report = _report(tmp_path, _plugins(("0x1b2", "0x9f4")))
     assert report["root_cause"] == "NCCL_TIMEOUT"
     assert _finding(report, "NCCL_VERSION_MISMATCH")["status"] == "INFO"
+
+
+def test_a_plugin_line_that_names_no_host_places_no_plugin_on_one(tmp_path: Path) -> None:
+    # The same line without NCCL's host prefix (a paste, an other job's file) is no host's.
+    files = _plugins(("0x1b2", "0x1b2"))
+    files["rank0.log"][0] = (
+        "NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin."
+    )
+    report = _report(tmp_path, files)
+    assert report["root_cause"] == "NCCL_TIMEOUT"

@@ -112,16 +112,18 @@ def _derive_version_mismatch(
         builder.title = f"NCCL versions differ {where}: " + ", ".join(
             f"{v} ({len(ids)} {'process' if len(ids) == 1 else 'processes'})" for v, ids in groups
         )
-    kinds = {kind for kind, _ in facts.net_plugins.values()}
+    # Only lines that name their host place a plugin on one (a bare line is only its file's).
+    plugins = {h: v for h, v in facts.net_plugins.items() if v[1].host is not None}
+    kinds = {kind for kind, _ in plugins.values()}
     if len(kinds) > 1:
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
-        status = Status.INFO if _apart(facts, facts.net_plugins) else Status.FAIL
-        for _host, (kind, occ) in sorted(facts.net_plugins.items()):
+        status = Status.INFO if _apart(facts, plugins) else Status.FAIL
+        for _host, (kind, occ) in sorted(plugins.items()):
             builder.add(occ, "derived-net-plugin-differs", "cause", status, {"net_plugin": kind})
-        builder.details["net_plugins"] = {h: k for h, (k, _) in sorted(facts.net_plugins.items())}
+        builder.details["net_plugins"] = {h: k for h, (k, _) in sorted(plugins.items())}
         if builder.title is None:
             builder.title = "NCCL network plugin differs across hosts: " + "; ".join(
-                f"{host}: {kind}" for host, (kind, _) in sorted(facts.net_plugins.items())
+                f"{host}: {kind}" for host, (kind, _) in sorted(plugins.items())
             )
 
 
