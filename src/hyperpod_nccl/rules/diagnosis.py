@@ -72,22 +72,34 @@ def _share_a_communicator(facts: Facts, versions: dict[str, dict[str, Occurrence
     return False
 
 
+def _communicators_by_host(facts: Facts) -> dict[str, set[str]]:
+    """What names the communicators each host's processes joined ('id <commId>', 'size <n>')."""
+    by_host: dict[str, set[str]] = {}
+    for (host, _pid), names in facts.communicators.items():
+        by_host.setdefault(host, set()).update(names)
+    return by_host
+
+
+def _comparable(names: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The names to compare communicators by: commIds where every party printed one (NCCL
+    2.19+), else sizes (two jobs' communicators may share a size by chance)."""
+    with_ids = all(any(n.startswith("id ") for n in found) for found in names.values())
+    kind = "id " if with_ids else "size "
+    return {key: {n for n in found if n.startswith(kind)} for key, found in names.items()}
+
+
 def _apart(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) -> bool:
     """Whether hosts that load different net plugins are seen in separate communicators only:
-    every one of them named its communicators (commId, else size) and no host of one plugin
-    shares a name with a host of another. Unknown: they may be one job."""
-    names: dict[str, set[str]] = {}
-    for (host, _pid), found in facts.communicators.items():
-        names.setdefault(host, set()).update(found)
-    if not all(names.get(host) for host in plugins):
+    every one of them named its communicators and no host of one plugin shares a name with a
+    host of another. Unknown: they may be one job."""
+    by_host = _communicators_by_host(facts)
+    if not all(by_host.get(host) for host in plugins):
         return False
-    with_ids = all(any(n.startswith("id ") for n in names[host]) for host in plugins)
-    kind = "id " if with_ids else "size "
+    named = _comparable({host: by_host[host] for host in plugins})
     owner: dict[str, str] = {}
     for host, (plugin, _occ) in plugins.items():
-        for name in names[host]:
-            if name.startswith(kind) and owner.setdefault(name, plugin) != plugin:
-                return False
+        if any(owner.setdefault(name, plugin) != plugin for name in named[host]):
+            return False
     return True
 
 
@@ -216,18 +228,11 @@ def _derive_socket_ifname(
 
 def _multi_node_hosts(facts: Facts) -> set[str]:
     """Hosts NCCL shows in a communicator of several nodes: one it described with nNodes > 1,
-    or one whose name (commId, NCCL 2.19+; else its size) a process on another host printed."""
+    or one whose communicator a process on another host named too (_comparable)."""
     hosts = {h for h, counts in facts.node_counts.items() if any(n > 1 for n in counts)}
-    by_host: dict[str, set[str]] = {}
-    for (host, _pid), names in facts.communicators.items():
-        by_host.setdefault(host, set()).update(names)
-    with_ids = all(any(n.startswith("id ") for n in names) for names in by_host.values())
-    kind = "id " if with_ids else "size "
     first_host: dict[str, str] = {}
-    for host, names in by_host.items():
+    for host, names in _comparable(_communicators_by_host(facts)).items():
         for name in names:
-            if not name.startswith(kind):
-                continue
             other = first_host.setdefault(name, host)
             if other != host:
                 hosts |= {host, other}
