@@ -42,11 +42,16 @@ def _classify(backend: str) -> list[tuple[Template, tuple[str, ...], str]]:
     catalog = load_catalog()
     lines = [t.instantiate() for t in TEMPLATES]
     data = ("\n".join(lines) + "\n").encode()
-    verdicts = LogAnalyzer(catalog, backend=backend).line_verdicts(io.BytesIO(data))
+    analyzer = LogAnalyzer(catalog, backend=backend)
+    verdicts = analyzer.line_verdicts(io.BytesIO(data))
     out = []
     for number, (template, line) in enumerate(zip(TEMPLATES, lines, strict=True), start=1):
         rule_id = verdicts.get(number, (None, ()))[0]
         codes = catalog.rule(rule_id).possible_codes() if rule_id else ()
+        if rule_id and catalog.rule(rule_id).classify:
+            # the code the classifier gives this line (a Xid number's, a failure line's words')
+            reading = analyzer.reading(line.encode())
+            codes = (reading[1],) if reading and reading[1] else ()
         out.append((template, codes, line))
     return out
 

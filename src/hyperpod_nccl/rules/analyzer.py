@@ -175,7 +175,7 @@ class LogAnalyzer:
         rule, captures = primary
         if not rule.classify:
             return (rule.id, rule.code)
-        classified = CLASSIFIERS[rule.classify]({k: v.strip() for k, v in captures.items()})
+        classified = CLASSIFIERS[rule.classify]({k: v.strip() for k, v in captures.items()}, text)
         return (rule.id, classified[0]) if classified else None
 
     def _verdict(self, hit: LineHit) -> LineVerdict:
@@ -280,7 +280,7 @@ class LogAnalyzer:
     def _add_finding(self, rule: Rule, raw: dict[str, str], occurrence: Occurrence) -> None:
         captures = {k: v.strip() for k, v in raw.items()}
         if rule.classify:
-            classified = CLASSIFIERS[rule.classify](captures)
+            classified = CLASSIFIERS[rule.classify](captures, occurrence.text)
             if classified is None:  # the captures say this line shows no failure
                 return
             code, status = classified

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hyperpod_nccl.model import Status
+from hyperpod_nccl.rules.topics import failure_topic, informational, prose
 from hyperpod_nccl.rules.xid import xid_info
 
 Classification = tuple[str, Status]
@@ -84,10 +85,48 @@ def classify_hydra_signal(captures: dict[str, str]) -> Classification | None:
     return (code, Status.FAIL) if code else None
 
 
-CLASSIFIERS: dict[str, Callable[[dict[str, str]], Classification | None]] = {
-    "xid": classify_xid,
-    "cuda_error": classify_cuda_error,
-    "connect_retry": classify_connect_retry,
-    "python_exception": classify_python_exception,
-    "hydra_signal": classify_hydra_signal,
+# Generic failure lines (the catalog's last rules): the code their words point at
+# (rules/topics.py), else what each kind of line is without one.
+def classify_failure_line(captures: dict[str, str], text: str) -> Classification:
+    """A line that shows a failure (a NCCL WARN, an error-level glog line, a launcher's error)."""
+    return (failure_topic(text) or "UNCLASSIFIED_FAILURE", Status.FAIL)
+
+
+def classify_error_level(captures: dict[str, str], text: str) -> Classification:
+    """A logger's error level: a failure when its words name one; otherwise a warning, since
+    programs log at error level what they then recover from (a missing optional file)."""
+    topic = failure_topic(text)
+    return (topic, Status.FAIL) if topic else ("UNCLASSIFIED_FAILURE", Status.WARN)
+
+
+def classify_failure_words(captures: dict[str, str], text: str) -> Classification | None:
+    """Failure words ('failed', 'cannot', 'unable to') on a line of no known shape: a finding
+    only when they also name what failed, never at an informational or warning level, and
+    never in a sentence of the person who pasted the log."""
+    if informational(text) or prose(text):
+        return None
+    topic = failure_topic(text)
+    return (topic, Status.FAIL) if topic else None
+
+
+Classifier = Callable[[dict[str, str], str], Classification | None]
+
+
+def _captures_only(
+    classify: Callable[[dict[str, str]], Classification | None],
+) -> Classifier:
+    return lambda captures, _text: classify(captures)
+
+
+CLASSIFIERS: dict[str, Classifier] = {
+    "xid": _captures_only(classify_xid),
+    "cuda_error": _captures_only(classify_cuda_error),
+    "connect_retry": _captures_only(classify_connect_retry),
+    "python_exception": _captures_only(classify_python_exception),
+    "hydra_signal": _captures_only(classify_hydra_signal),
+    "failure_line": classify_failure_line,
+    "error_level": classify_error_level,
+    "failure_words": classify_failure_words,
 }
+# The classifiers whose codes are inferred from a line's words, not read from its shape.
+INFERRING = frozenset({"failure_line", "error_level", "failure_words"})

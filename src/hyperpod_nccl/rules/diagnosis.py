@@ -14,6 +14,7 @@ from hyperpod_nccl.model import Basis, Finding, Priority, Status
 from hyperpod_nccl.rules.analyzer import LogAnalysis
 from hyperpod_nccl.rules.attribution import glog_clock, iso
 from hyperpod_nccl.rules.catalog import Catalog
+from hyperpod_nccl.rules.classifiers import INFERRING
 from hyperpod_nccl.rules.facts import Facts
 from hyperpod_nccl.rules.occurrences import FindingBuilder, Occurrence, time_key
 from hyperpod_nccl.rules.titles import compose_title, format_hosts, format_ranks
@@ -384,24 +385,73 @@ def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
 UNCLASSIFIED = "UNCLASSIFIED_FAILURE"
 
 
-def _settle_unclassified(builders: dict[str, FindingBuilder]) -> None:
-    """Failure lines no rule classifies: with a classified failure present they are context
-    (INFO), else the finding names the earliest of them, across ranks."""
-    builder = builders.get(UNCLASSIFIED)
-    if builder is None:
+def _inferred(builder: FindingBuilder, catalog: Catalog) -> bool:
+    """Made only by generic failure lines whose words named the code (rules/topics.py)."""
+    return builder.code != UNCLASSIFIED and all(
+        _infers(catalog, rule_id) for rule_id in builder.contributions
+    )
+
+
+def _infers(catalog: Catalog, rule_id: str) -> bool:
+    try:
+        return catalog.rule(rule_id).classify in INFERRING
+    except KeyError:  # derived evidence
+        return False
+
+
+def _explained_by(builder: FindingBuilder, codes: set[str], catalog: Catalog) -> bool:
+    """One of `codes` explains the finding: in the registry's graph, or at the level of every
+    rule that made it (the rules' explained_by)."""
+    if not codes:
+        return False
+    if any(builder.code in catalog.registry[code].explains for code in codes):
+        return True
+    for rule_id in builder.contributions:
+        try:
+            explainers = catalog.rule(rule_id).explained_by
+        except KeyError:  # derived evidence
+            return False
+        if not set(explainers) & codes:
+            return False
+    return True
+
+
+def _settle_generic(builders: dict[str, FindingBuilder], catalog: Catalog) -> None:
+    """Generic failure lines, read only from their words: with a classified failure present
+    they are context (INFO); else a code their words name (rules/topics.py) is the failure,
+    and failure lines that name none make the unclassified finding, whose title names the
+    earliest of them across ranks."""
+    inferred = {code for code, b in builders.items() if _inferred(b, catalog)}
+    named = {code for code in inferred if builders[code].status is Status.FAIL}
+    # A classified failure that an inferred code explains (a process aborted, or a collective
+    # timed out, after a line that names a CUDA failure) leaves it the cause.
+    classified_fail = any(
+        b.status is Status.FAIL and not _explained_by(b, named, catalog)
+        for code, b in builders.items()
+        if code not in inferred and code != UNCLASSIFIED
+    )
+    for code in inferred:
+        builder = builders[code]
+        if classified_fail:
+            builder.status = Status.INFO
+        builder.details["inferred"] = True
+        _title_from_first_line(builder, "inferred from the words of a failure line no rule reads")
+    unclassified = builders.get(UNCLASSIFIED)
+    if unclassified is None:
         return
     if any(b.status is Status.FAIL for c, b in builders.items() if c != UNCLASSIFIED):
-        builder.status = Status.INFO
+        unclassified.status = Status.INFO
+    _title_from_first_line(unclassified, "a failure no rule classifies")
+
+
+def _title_from_first_line(builder: FindingBuilder, what: str) -> None:
     first = builder.first_occurrence()
-    if first is not None and builder.title is None:
-        where = format_ranks([first.rank]) if first.rank is not None else ""
-        if first.host:
-            where = f"{where} on {first.host}" if where else f"on {first.host}"
-        builder.title = (
-            "a failure no rule classifies"
-            + (f", first {where}" if where else "")
-            + f": {first.text.strip()[:200]}"
-        )
+    if first is None or builder.title is not None:
+        return
+    where = format_ranks([first.rank]) if first.rank is not None else ""
+    if first.host:
+        where = f"{where} on {first.host}" if where else f"on {first.host}"
+    builder.title = what + (f", first {where}" if where else "") + f": {first.text.strip()[:200]}"
 
 
 def _map_process_ranks(builders: Iterable[FindingBuilder], facts: Facts) -> None:
@@ -582,7 +632,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _settle_foreign_connections(facts, builders)
     _settle_teardown_closes(facts, builders)
     _settle_single_node_fallback(facts, builders)
-    _settle_unclassified(builders)
+    _settle_generic(builders, catalog)
     _map_process_ranks(builders.values(), facts)
     findings: list[Finding] = []
     for code, builder in builders.items():

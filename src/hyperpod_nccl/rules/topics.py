@@ -1,0 +1,125 @@
+"""What a failure line that no rule reads is about, from its words.
+
+A failure line of a program the catalog has not read (a daemon's `[ERROR]`, a kernel driver's
+`Failed to ...`, a scheduler's event) still names what failed: the fabric manager, NVML, a
+verbs QP, a host name that does not resolve. Each topic below is one finding code and the
+words its programs use for the thing that failed (NVIDIA's driver, NVML, fabric manager and
+CUDA; libibverbs and mlx5; libfabric and EFA; glibc's resolver; the kubelet and the
+scheduler; Slurm and PBS). The first topic whose words a line holds, most specific first,
+names the code; a line with none stays unclassified.
+
+Such a code is only inferred: the diagnosis keeps it out of the way of any classified
+failure (rules/diagnosis.py), as it does for unclassified lines.
+"""
+
+from __future__ import annotations
+
+import re
+
+# (code, words), most specific first: an ECC or Xid line names the GPU and often CUDA, a
+# fabric-manager line names NVLink, an NVML line may name the driver.
+_TOPICS: tuple[tuple[str, str], ...] = (
+    ("GPU_ECC", r"\becc\b|uncorrectable (?:ecc|memory error)|row.?remap"),
+    (
+        "GPU_XID",
+        r"\bxid\b|fallen off the bus|gpu is lost|gpu reset|gpu hang|\bring [a-z_0-9.]+ timeout",
+    ),
+    ("NVLINK_ERROR", r"nvlink|nvswitch|fabric ?manager|\bimex\b"),
+    (
+        "DRIVER_MISMATCH",
+        r"driver/library version|libnvidia-ml|libcuda\.so|container toolkit|driver version",
+    ),
+    ("GPU_ACCESS_LOST", r"\bnvml\b|no (?:cuda-capable|nvidia) (?:device|gpu)"),
+    (
+        "CUDA_OOM",
+        r"(?:cuda|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
+        r"|cuda ?malloc|outofmemoryerror",
+    ),
+    ("CONTAINER_OOM", r"oom[-_ ]?kill|oomkilled|memory limit|exceeded (?:its )?mem"),
+    ("DISK_FULL", r"no space left|disk quota|\benospc\b"),
+    ("SHM_TOO_SMALL", r"/dev/shm|shared memory|\bshm\b"),
+    ("MEMLOCK", r"memlock|locked memory"),
+    ("EFA_ERROR", r"\befa\b|libfabric|\bofi\b|\bfi_[a-z]+"),
+    ("IB_ERROR", r"\bibv_|\bmlx[45]|infiniband|\bverbs\b|\bqp\b|\broce\b|\bhca\b"),
+    (
+        "MASTER_ADDR_DNS",
+        r"\bresolve|unknown host|name or service not known|getaddrinfo|name resolution",
+    ),
+    ("RENDEZVOUS_FAILURE", r"rendezvous|\brdzv\b|tcpstore|\betcd\b|address already in use"),
+    (
+        "NET_UNREACHABLE",
+        r"no route to host|network is unreachable|connection refused|connection timed out",
+    ),
+    ("PEER_EXITED", r"connection reset|broken pipe|closed by (?:remote )?peer"),
+    (
+        "POD_PENDING_RESOURCES",
+        r"unschedulable|insufficient nvidia\.com/gpu|failedscheduling|enough resources",
+    ),
+    ("POD_IMAGE_PULL", r"pull(?:ing)? image|imagepull|errimagepull|manifest unknown"),
+    ("EXTERNAL_SIGNAL", r"preempt|walltime|\btime limit|\bsigterm\b|\bevict"),
+    ("RANK_CRASH", r"segmentation fault|\bsigsegv\b|core dumped|\bsignal 11\b|\bsigbus\b"),
+    (
+        "CUDA_ERROR",
+        r"\bcuda|\bcudnn|\bcublas|\bhip\b|\bcuresult|\bcumem|illegal memory access"
+        r"|device-side assert",
+    ),
+)
+_COMPILED = tuple((code, re.compile(words, re.IGNORECASE)) for code, words in _TOPICS)
+TOPIC_CODES = tuple(code for code, _ in _TOPICS)
+
+# Lines at an informational or warning level: their failure words describe a retry, a
+# fallback or a probe that the program itself does not count as a failure (NCCL's INFO
+# lines, glog/klog's I and W levels, Python's warnings, the INFO/WARN level of a logger,
+# libfabric's <warn> and lower); and comment lines ('#': scripts, nccl-tests' headers).
+_INFORMATIONAL = re.compile(
+    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW][0-9]{3,4} |\[[IW] |[Ww]arning: |WARNING|"
+    r"\[(?:INFO|WARN|WARNING|DEBUG)\]|\blevel=(?:info|warn|warning|debug|INFO|WARN|DEBUG)\b|"
+    r" - (?:INFO|WARNING|DEBUG) - |\| (?:INFO|WARNING|DEBUG|SUCCESS) +\||<(?:warn|info|debug|trace)> |"
+    r"^[ \t>`]*#"
+)
+
+
+# Failing to release something (a QP destroyed, memory deregistered, a socket closed) is what
+# teardown prints after a job's real failure or its end; it names no cause.
+_RELEASE = re.compile(
+    r"\b(?:destroy|de-?register|dealloc|free\b|close\b|release|unmap|clean ?up|shut ?down|finali[sz])",
+    re.IGNORECASE,
+)
+
+
+# A sentence of a person's own words (a paste's surrounding prose: "It runs, but an error
+# occurred with cuda-gdb."): words of a sentence and its punctuation, none of the brackets,
+# paths or '=' a program's report carries (links aside).
+_PROSE = re.compile(r"^[ \t>`*_]*[A-Za-z][A-Za-z0-9 ,.:;!?'\"()\u2018\u2019\u201c\u201d-]*$")
+# A link names a page, not what failed (a source line of shm.cc quoted in a question).
+_URL = re.compile(r"https?://[^ \t]+")
+PROSE_WORDS = 5
+# Words of a sentence that a program's report seldom holds.
+_SENTENCE = re.compile(
+    r"\b(?:the|an|it|is|was|when|but|and|with|we|my|this|that|i|you|can|if|so)\b", re.IGNORECASE
+)
+
+
+def failure_topic(text: str) -> str | None:
+    """The code a failure line's words point at, or None."""
+    text = _URL.sub(" ", text)
+    for code, words in _COMPILED:
+        if words.search(text):
+            return code
+    return None
+
+
+def informational(text: str) -> bool:
+    """The line is at an informational or warning level (or a comment), whatever words it
+    holds, or it reports a failure to release something."""
+    return _INFORMATIONAL.search(text) is not None or _RELEASE.search(text) is not None
+
+
+def prose(text: str) -> bool:
+    """The line reads as a person's sentence rather than a program's report."""
+    text = _URL.sub(" ", text)
+    return (
+        _PROSE.match(text.rstrip()) is not None
+        and len(text.split()) >= PROSE_WORDS
+        and len(_SENTENCE.findall(text)) >= 2
+    )
