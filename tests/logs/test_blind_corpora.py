@@ -253,8 +253,8 @@ BLIND = {
     #   'receiving 1048576 bytes instead of 65536' in the user's prose, labelled
     #   NCCL_INVALID_USAGE (as x066), answered UNCLASSIFIED_FAILURE;
     # ae014: NCCL's 'Net : Call to recv from ... failed : Connection timed out' behind Horovod's
-    #   '[15]' rank tag, labelled NET_UNREACHABLE (a timed-out socket, as x043), answered
-    #   UNCLASSIFIED_FAILURE.
+    #   '[15]' rank tag, labelled NET_UNREACHABLE (a TCP timeout, as x043's timed-out connect;
+    #   PEER_EXITED is the other reading), answered UNCLASSIFIED_FAILURE.
     "fresh25.jsonl": BlindSet("ae", 30, 9, frozenset({"ae001", "ae014"})),
 }
 FILES = {path.name: path for path in CORPORA}
