@@ -256,6 +256,25 @@ BLIND = {
     #   '[15]' rank tag, labelled NET_UNREACHABLE (a TCP timeout, as x043's timed-out connect;
     #   PEER_EXITED is the other reading), answered UNCLASSIFIED_FAILURE.
     "fresh25.jsonl": BlindSet("ae", 30, 9, frozenset({"ae001", "ae014"})),
+    # fresh26: PyTorch distributed (pytorch/pytorch c10d, elastic, DDP, FSDP and RPC threads, and
+    #   PyTorch distributed runs pasted in other projects' threads), scored at d57596b (src/ of
+    #   7e13149) with no src change: 36/41 blind, both engines, alone and spread.
+    # af002: c10d's 'Detected mismatch between collectives on ranks ... BARRIER' inside a
+    #   ChildFailedError table, labelled NCCL_INVALID_USAGE as f055, answered APP_EXCEPTION;
+    # af005: the same check's PyTorch 1.11 'Rank 0 is running inconsistent collective:
+    #   CollectiveFingerPrint(OpType=BROADCAST, ...)' alone, answered APP_EXCEPTION;
+    # af008 (HEALTHY): TCPStore's '[W ...] recvValue failed ... :29500): Connection reset by peer'
+    #   on a first connect the PR says is retried while the test passes, answered PEER_EXITED as
+    #   a FAIL (c067 and x121 label the line PEER_EXITED: the label is the debatable side), so the
+    #   no-FAIL-on-healthy check below fails for it;
+    # af014: PyTorch's 'Duplicated GPU device is not allowed by NCCL. Rank [0] and rank [8] both
+    #   attached to GPU device 0', labelled NCCL_INVALID_USAGE, answered APP_EXCEPTION;
+    # af028: DDP's 'Expected to have finished reduction in the prior iteration' garbled by two
+    #   ranks' interleaved output ('untimeError: RuntimeErrorExpected ...'), labelled
+    #   APP_EXCEPTION, answered null.
+    "fresh26.jsonl": BlindSet(
+        "af", 41, 8, frozenset({"af002", "af005", "af008", "af014", "af028"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
