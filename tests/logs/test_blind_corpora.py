@@ -318,6 +318,11 @@ BLIND = {
             }
         ),
     ),
+    # fresh28: training frameworks' multi-GPU and multi-node failures (accelerate, DeepSpeed's
+    #   launcher, verl, OpenRLHF, axolotl, Megatron-LM, NeMo/NeMo-RL, Colossal-AI, Lightning, peft
+    #   on SageMaker, Ray Train), scored at 7e13149/3addaa9 (same src/) with no src change: 25/25
+    #   alone and spread, both engines; no misses. Small: the 70-minute budget ran out.
+    "fresh28.jsonl": BlindSet("ah", 25, 5, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
