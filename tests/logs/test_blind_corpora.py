@@ -323,6 +323,25 @@ BLIND = {
     #   on SageMaker, Ray Train), scored at 7e13149/3addaa9 (same src/) with no src change: 25/25
     #   alone and spread, both engines; no misses. Small: the 70-minute budget ran out.
     "fresh28.jsonl": BlindSet("ah", 25, 5, frozenset()),
+    # fresh29: other collective stacks and launchers (nccl-tests, Horovod, BytePS, MXNet, Paddle,
+    #   JAX, TensorFlow, DeepSpeed-MII, DeepBench, NVCaffe, Open MPI, MPICH, HCCL on Ascend), scored
+    #   at 7e13149 with no src change: 23/28 blind, both engines, alone and spread.
+    # ai003: BytePS's glog 'Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA:
+    #   invalid argument', then 'Aborted (core dumped)' and exit status 134, labelled CUDA_ERROR
+    #   (the abort follows the failed CUDA call), answered RANK_CRASH;
+    # ai009: JAX's 'DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect' (the
+    #   coordination service's connect barrier), labelled RENDEZVOUS_FAILURE, answered
+    #   APP_EXCEPTION;
+    # ai012: NVCaffe's '_Check_ failed: result == ncclSuccess (1 vs. 0)  unhandled cuda _error_'
+    #   in Markdown underscores, labelled CUDA_ERROR, answered null;
+    # ai023: NCCL 1's "NCCL Init failed (10) 'cuda malloc failed'" after 'failed to allocate
+    #   2101248 byte device buffer', labelled CUDA_OOM, answered null;
+    # ai028: HCCL's 'HcclAllreduce, error code is 6' / 'EI0006 ... Getting socket times out.
+    #   Reason: Remote Rank did not send the data in time', labelled NCCL_TIMEOUT (the closest
+    #   code), answered APP_EXCEPTION.
+    "fresh29.jsonl": BlindSet(
+        "ai", 28, 6, frozenset({"ai003", "ai009", "ai012", "ai023", "ai028"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
