@@ -274,6 +274,7 @@ BLIND = {
     #   APP_EXCEPTION, answered null.
     "fresh26.jsonl": BlindSet(
         "af", 41, 8, frozenset({"af002", "af005", "af008", "af014", "af028"})
+    ),
     # fresh27: AWS sources (aws-ofi-nccl, libfabric's EFA provider, the EFA kernel driver, SageMaker
     #   training jobs and their CloudWatch pastes, awsome-distributed-training, EKS, ParallelCluster,
     #   Karpenter, Ray release tests on EC2), scored at 610e8a9 (src/ of 7e13149): 20/30 blind, both
