@@ -248,6 +248,102 @@ BLIND = {
     #   AzureML, CoreWeave GB200, a GPU cloud's Kubernetes pods), scored at 0598b31 with no src
     #   change: 5/5 alone and spread, both engines; no misses. Small: the 42-minute budget ran out.
     "fresh24.jsonl": BlindSet("ad", 5, 1, frozenset()),
+    # fresh25: NVIDIA/nccl issue threads (2017-2026: NCCL 2.0 to 2.28, nccl-tests, PyTorch,
+    #   Horovod, vLLM), scored at 7e13149 with no src change: 28/30 blind, both engines, alone
+    #   and spread; no failing log answered null, no FAIL on a healthy log.
+    # ae001: NCCL 2.10's 'NET/Socket : peer ... message truncated :' hard-wrapped before
+    #   'receiving 1048576 bytes instead of 65536' in the user's prose, labelled
+    #   NCCL_INVALID_USAGE (as x066), answered UNCLASSIFIED_FAILURE;
+    # ae014: NCCL's 'Net : Call to recv from ... failed : Connection timed out' behind Horovod's
+    #   '[15]' rank tag, labelled NET_UNREACHABLE (a TCP timeout, as x043's timed-out connect;
+    #   PEER_EXITED is the other reading), answered UNCLASSIFIED_FAILURE.
+    "fresh25.jsonl": BlindSet("ae", 30, 9, frozenset({"ae001", "ae014"})),
+    # fresh26: PyTorch distributed (pytorch/pytorch c10d, elastic, DDP, FSDP and RPC threads, and
+    #   PyTorch distributed runs pasted in other projects' threads), scored at d57596b (src/ of
+    #   7e13149) with no src change: 36/41 blind, both engines, alone and spread.
+    # af002: c10d's 'Detected mismatch between collectives on ranks ... BARRIER' inside a
+    #   ChildFailedError table, labelled NCCL_INVALID_USAGE as f055, answered APP_EXCEPTION;
+    # af005: the same check's PyTorch 1.11 'Rank 0 is running inconsistent collective:
+    #   CollectiveFingerPrint(OpType=BROADCAST, ...)' alone, answered APP_EXCEPTION;
+    # af008: labelled HEALTHY when scored (TCPStore's '[W ...] recvValue failed ... :29500):
+    #   Connection reset by peer' on a first connect the PR says is retried) and answered
+    #   PEER_EXITED; relabelled PEER_EXITED after scoring, as c067 with the same warning and stack;
+    # af014: PyTorch's 'Duplicated GPU device is not allowed by NCCL. Rank [0] and rank [8] both
+    #   attached to GPU device 0', labelled NCCL_INVALID_USAGE, answered APP_EXCEPTION;
+    # af028: DDP's 'Expected to have finished reduction in the prior iteration' garbled by two
+    #   ranks' interleaved output ('untimeError: RuntimeErrorExpected ...'), labelled
+    #   APP_EXCEPTION, answered null.
+    "fresh26.jsonl": BlindSet(
+        "af", 41, 7, frozenset({"af002", "af005", "af014", "af028"})
+    ),
+    # fresh27: AWS sources (aws-ofi-nccl, libfabric's EFA provider, the EFA kernel driver, SageMaker
+    #   training jobs and their CloudWatch pastes, awsome-distributed-training, EKS, ParallelCluster,
+    #   Karpenter, Ray release tests on EC2), scored at 610e8a9 (src/ of 7e13149): 20/30 blind, both
+    #   engines, alone and spread; no FAIL on the 8 healthy logs.
+    # ag001: aws-ofi-nccl 'NET/OFI Unexpected number of remote rails for dev 0. Expected 3 but got 2'
+    #   under nccl-tests' 'internal error' (GIN on p5), labelled EFA_ERROR as f073, answered null;
+    # ag002: c10d's ncclInternalError with 'Last error: NET/OFI Unable to insert remote address into
+    #   address vector for device 1' (EFA_ERROR), answered UNCLASSIFIED_FAILURE;
+    # ag003: 'socketStartConnect: Connect to 169.254.255.18<58539> failed : Software caused connection
+    #   abort' on SageMaker, labelled SOCKET_IFNAME (link-local, as u002), answered NET_UNREACHABLE;
+    # ag011: CloudWatch-stamped 'torch.cuda.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on
+    #   device 0' (DataParallel re-raise), labelled CUDA_OOM, answered APP_EXCEPTION;
+    # ag012: SageMaker's failure reason 'AlgorithmError: Exit Code: 139' in prose (128 + SIGSEGV),
+    #   labelled RANK_CRASH as k042's exit 139, answered APP_EXCEPTION;
+    # ag014: the EFA kernel driver's probe warning (dmesg Call Trace through efa_probe /
+    #   efa_remove_device), labelled EFA_ERROR, answered null;
+    # ag015: libfabric 'efa:mr:efa_mr_reg_impl() ... Unable to register MR of 1048576 bytes: Bad
+    #   address' and NIXL's 'fi_mr_reg failed on rail 2' (EFA_ERROR), answered null;
+    # ag016: BytePS 'Check failed: strcmp(...prov_name, "efa") == 0 couldn't get EFA as provider'
+    #   then dmlc::Error terminate, labelled EFA_ERROR as d006, answered RANK_CRASH (the abort;
+    #   debatable, as d006);
+    # ag017: fi_rma_bw on efa-direct 'efa_cq_handle_error() ... err: 107, message: Bad queue pair
+    #   (QP) number' (EFA_ERROR), answered PEER_EXITED;
+    # ag027: libfabric 'FI_EFA_USE_DEVICE_RDMA=1 was set by user, but EFA device has no rdma-read
+    #   capability.  Application will abort().' (EFA_ERROR), answered null.
+    "fresh27.jsonl": BlindSet(
+        "ag",
+        30,
+        8,
+        frozenset(
+            {
+                "ag001",
+                "ag002",
+                "ag003",
+                "ag011",
+                "ag012",
+                "ag014",
+                "ag015",
+                "ag016",
+                "ag017",
+                "ag027",
+            }
+        ),
+    ),
+    # fresh28: training frameworks' multi-GPU and multi-node failures (accelerate, DeepSpeed's
+    #   launcher, verl, OpenRLHF, axolotl, Megatron-LM, NeMo/NeMo-RL, Colossal-AI, Lightning, peft
+    #   on SageMaker, Ray Train), scored at 7e13149/3addaa9 (same src/) with no src change: 25/25
+    #   alone and spread, both engines; no misses. Small: the 70-minute budget ran out.
+    "fresh28.jsonl": BlindSet("ah", 25, 5, frozenset()),
+    # fresh29: other collective stacks and launchers (nccl-tests, Horovod, BytePS, MXNet, Paddle,
+    #   JAX, TensorFlow, DeepSpeed-MII, DeepBench, NVCaffe, Open MPI, MPICH, HCCL on Ascend), scored
+    #   at 7e13149 with no src change: 23/28 blind, both engines, alone and spread.
+    # ai003: BytePS's glog 'Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA:
+    #   invalid argument', then 'Aborted (core dumped)' and exit status 134, labelled CUDA_ERROR
+    #   (the abort follows the failed CUDA call), answered RANK_CRASH;
+    # ai009: JAX's 'DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect' (the
+    #   coordination service's connect barrier), labelled RENDEZVOUS_FAILURE, answered
+    #   APP_EXCEPTION;
+    # ai012: NVCaffe's '_Check_ failed: result == ncclSuccess (1 vs. 0)  unhandled cuda _error_'
+    #   in Markdown underscores, labelled CUDA_ERROR, answered null;
+    # ai023: NCCL 1's "NCCL Init failed (10) 'cuda malloc failed'" after 'failed to allocate
+    #   2101248 byte device buffer', labelled CUDA_OOM, answered null;
+    # ai028: HCCL's 'HcclAllreduce, error code is 6' / 'EI0006 ... Getting socket times out.
+    #   Reason: Remote Rank did not send the data in time', labelled NCCL_TIMEOUT (the closest
+    #   code), answered APP_EXCEPTION.
+    "fresh29.jsonl": BlindSet(
+        "ai", 28, 6, frozenset({"ai003", "ai009", "ai012", "ai023", "ai028"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
