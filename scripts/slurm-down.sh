@@ -13,7 +13,13 @@ for arg in "$@"; do
   esac
 done
 say() { echo "[slurm-down] $*" >&2; }
-running() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# A pid file names a live daemon of ours: the pid may since belong to another process (a
+# machine reused after the daemon died), so its command must be a Slurm or MUNGE daemon.
+running() {
+  [ -s "$1" ] || return 1
+  local pid; pid=$(cat "$1")
+  kill -0 "$pid" 2>/dev/null && grep -qE '^(slurmctld|slurmd|munged)$' "/proc/$pid/comm" 2>/dev/null
+}
 
 stop() {  # TERM, wait up to 10 s, then KILL
   local pidfile=$1 pid

@@ -23,7 +23,13 @@ FIRST_PORT=17000
 HERE=$(cd "$(dirname "$0")" && pwd)
 
 say() { echo "[slurm-up] $*" >&2; }
-running() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# A pid file names a live daemon of ours: the pid may since belong to another process (a
+# machine reused after the daemon died), so its command must be a Slurm or MUNGE daemon.
+running() {
+  [ -s "$1" ] || return 1
+  local pid; pid=$(cat "$1")
+  kill -0 "$pid" 2>/dev/null && grep -qE '^(slurmctld|slurmd|munged)$' "/proc/$pid/comm" 2>/dev/null
+}
 node_name() { printf 'node%02d' "$1"; }
 
 [ "$(id -u)" = 0 ] || { say "must run as root"; exit 1; }
