@@ -197,6 +197,16 @@ def test_markdown_bold_around_a_line_is_removed_and_stars_in_text_are_kept() -> 
     assert (
         strip_bold(b"NCCL WARN Call to **write** failed\n") == b"NCCL WARN Call to write failed\n"
     )
+    # Spans of several words in bold (github.com/bytedance/byteps, fresh29 ai003); an exponent
+    # and a call's two ** arguments are no pair.
+    assert strip_bold(
+        b"[2020-12-31 08:38:59.299027: F byteps/common/**shared_memory.cc:39**] **Check failed: "
+        b"e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: invalid argument**\n"
+    ) == (
+        b"[2020-12-31 08:38:59.299027: F byteps/common/shared_memory.cc:39] Check failed: "
+        b"e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: invalid argument\n"
+    )
+    assert strip_bold(b"x = y**2 + z**3; f(**a, **b)\n") == b"x = y**2 + z**3; f(**a, **b)\n"
 
 
 def test_escape_sequences_are_removed_and_text_is_kept() -> None:

@@ -10,8 +10,8 @@ those that change the bytes the rules match:
 - on small inputs (pastes; a log file a program wrote has none of this):
   - hard wrapping is undone: when many lines have exactly the same length and none is
     longer, each such line is joined with the one that continues it;
-  - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) or one word
-    in it (`Call to **write** failed`) is removed;
+  - Markdown bold around a whole line (`**text**`, an issue writer's emphasis) or a word or
+    span in it (`Call to **write** failed`) is removed;
   - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
   - typographic quotes (“ ” ‘ ’) are made ASCII ones;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
@@ -106,9 +106,10 @@ _BOLD_LINE = re.compile(rb"^([ \t]*)\*\*(?!\*)(.*?[^*\s])\*\*([ \t\r]*)$", re.MU
 _WORD_CUT = re.compile(rb"[^ \t] $")
 
 
-# One word in Markdown bold inside a line (`Call to **write** failed`): stars on both sides,
-# a word between them, no star or word character around (Python's `**kwargs` has no pair).
-_BOLD_WORD = re.compile(rb"(?<![*\w])\*\*([A-Za-z0-9_./:-]+)\*\*(?![*\w])")
+# Markdown bold inside a line, a word (`Call to **write** failed`) or a span (`F byteps/
+# common/**shared_memory.cc:39**] **Check failed: ...**`): stars on both sides, no space just
+# inside them, no star or word character just outside (Python's `f(**a, **b)` has no pair).
+_BOLD_WORD = re.compile(rb"(?<![*\w])\*\*(?=[^\s*])([^*\n]*?[^\s*])\*\*(?![*\w])")
 
 
 def strip_bold(data: bytes) -> bytes:
