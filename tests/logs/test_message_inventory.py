@@ -21,6 +21,7 @@ from messages import Template, load_templates
 
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
+from hyperpod_nccl.rules.classifiers import INFERRING
 
 TEMPLATES = load_templates()
 # Where this project reads a message otherwise than the inventory's first proposal, and why.
@@ -48,8 +49,9 @@ def _classify(backend: str) -> list[tuple[Template, tuple[str, ...], str]]:
     for number, (template, line) in enumerate(zip(TEMPLATES, lines, strict=True), start=1):
         rule_id = verdicts.get(number, (None, ()))[0]
         codes = catalog.rule(rule_id).possible_codes() if rule_id else ()
-        if rule_id and catalog.rule(rule_id).classify:
-            # the code the classifier gives this line (a Xid number's, a failure line's words')
+        if rule_id and catalog.rule(rule_id).classify in INFERRING:
+            # the code a failure line's words give it (a Xid's number or a CUDA error's text
+            # is a placeholder here: any code of its rule counts)
             reading = analyzer.reading(line.encode())
             codes = (reading[1],) if reading and reading[1] else ()
         out.append((template, codes, line))

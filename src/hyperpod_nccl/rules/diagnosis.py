@@ -211,9 +211,8 @@ def _derive_socket_ifname(
         return
     # Such an interface matters where traffic between nodes failed, or where NCCL shows the
     # host in a communicator that spans nodes; hosts seen together may be several jobs' logs.
-    network_trouble = any(code in builders for code in NETWORK_SYMPTOMS)
     multi_node = _multi_node_hosts(facts)
-    bad = [b for b in bad if network_trouble or b[0] in multi_node]
+    bad = [b for b in bad if b[0] in multi_node or _in_trouble(facts, builders, b[0], b[2])]
     if not bad:
         _derive_mixed_interfaces(facts, builders, catalog)
         return
@@ -225,6 +224,27 @@ def _derive_socket_ifname(
         "NCCL picked interfaces that cannot reach other nodes (" + ", ".join(chosen[:4]) + "); "
         "set NCCL_SOCKET_IFNAME"
     )
+
+
+def _in_trouble(facts: Facts, builders: dict[str, FindingBuilder], host: str, addr: str) -> bool:
+    """Traffic between nodes failed where this interface is: on its host, or aimed at its
+    address; where the failures name no host, only when the interfaces are one host's (logs
+    of several jobs side by side each have their own) or NCCL listed this one beside a
+    routable interface (a host set up to talk to other nodes)."""
+    trouble = [builders[code] for code in NETWORK_SYMPTOMS if code in builders]
+    if not trouble:
+        return False
+    hosts = {h for b in trouble for h in b.hosts}
+    if host in hosts:
+        return True
+    bare = addr.split("%")[0]
+    if bare and any(bare in o.text for b in trouble for o in b.evidence):
+        return True
+    if hosts:
+        return False
+    listed = facts.interface_lists.get(host)
+    beside_routable = listed is not None and any(not _unroutable(n, a) for n, a in listed[0])
+    return beside_routable or len({key[0] for key in facts.interfaces}) == 1
 
 
 def _multi_node_hosts(facts: Facts) -> set[str]:

@@ -40,7 +40,11 @@ _TOPICS: tuple[tuple[str, str], ...] = (
     ("SHM_TOO_SMALL", r"/dev/shm|shared memory|\bshm\b"),
     ("MEMLOCK", r"memlock|locked memory"),
     ("EFA_ERROR", r"\befa\b|libfabric|\bofi\b|\bfi_[a-z]+"),
-    ("IB_ERROR", r"\bibv_|\bmlx[45]|infiniband|\bverbs\b|\bqp\b|\broce\b|\bhca\b"),
+    # NCCL's verbs wrapper and IB transport name their source file on every WARN.
+    (
+        "IB_ERROR",
+        r"\bibv_|\bmlx[45]|infiniband|\bverbs\b|\bqp\b|\broce\b|\bhca\b|ibvwrap\.cc|net_ib\.cc",
+    ),
     (
         "MASTER_ADDR_DNS",
         r"\bresolve|unknown host|name or service not known|getaddrinfo|name resolution",
