@@ -334,6 +334,10 @@ BLIND = {
     #   code), answered APP_EXCEPTION.
     #   After fefa5a7 (failure lines named from their words, JAX's connect barrier): ai028 only.
     "fresh29.jsonl": BlindSet("ai", 28, 6, frozenset({"ai028"})),
+    # fresh30: multi-GPU LLM inference and serving engines (vLLM, SGLang, TensorRT-LLM, lmdeploy,
+    #   TGI, Xinference, Dynamo, openchat), scored at 725546c (src/ of fefa5a7) with no src change;
+    #   being gathered (first 14 cases).
+    "fresh30.jsonl": BlindSet("aj", 14, 1, frozenset({"aj006", "aj010"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
