@@ -334,6 +334,22 @@ BLIND = {
     #   code), answered APP_EXCEPTION.
     #   After fefa5a7 (failure lines named from their words, JAX's connect barrier): ai028 only.
     "fresh29.jsonl": BlindSet("ai", 28, 6, frozenset({"ai028"})),
+    # fresh30: multi-GPU LLM inference and serving engines (vLLM, SGLang, TensorRT-LLM, lmdeploy,
+    #   TGI, Xinference, LMCache, llm-d/AIBrix, Dynamo, GPUStack, Ray), scored at 6e99334 (src/ of
+    #   725546c, unchanged since fefa5a7) with no src change: 37/40 blind, both engines, alone and
+    #   spread; 1 failing log answered null (aj015), no FAIL on the 9 healthy logs.
+    # aj006: vLLM's custom all-reduce 'Failed: Cuda error .../custom_all_reduce.cuh:417 'resource
+    #   already mapped' Segmentation fault (core dumped)' on one line in the reporter's prose,
+    #   labelled CUDA_ERROR (the failed IPC open comes first; debatable, as ai003), answered
+    #   RANK_CRASH;
+    # aj010: Ray's 'SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection
+    #   error code 2. End of file. There are some potential root causes. (1) The process is killed
+    #   by SIGKILL by OOM killer ...' quoted alone, labelled PEER_EXITED as m022/w015, answered
+    #   CONTAINER_OOM (Ray's list of possible causes read as an OOM kill);
+    # aj015: the raylet memory monitor's '2 Workers (tasks /' / ' actors) killed due to memory
+    #   pressure (OOM)' behind escaped colour codes (#033[2m...) and hard-wrapped at 120 columns,
+    #   labelled CONTAINER_OOM as n022, answered null.
+    "fresh30.jsonl": BlindSet("aj", 40, 9, frozenset({"aj006", "aj010", "aj015"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
