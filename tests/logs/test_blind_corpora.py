@@ -334,6 +334,12 @@ BLIND = {
     #   code), answered APP_EXCEPTION.
     #   After fefa5a7 (failure lines named from their words, JAX's connect barrier): ai028 only.
     "fresh29.jsonl": BlindSet("ai", 28, 6, frozenset({"ai028"})),
+    # fresh31: older (2018-2023) threads of vision, speech and NLP research code (detectron2,
+    #   fairseq, mmdetection/mmsegmentation/mmaction, maskrcnn-benchmark, espnet, DETR, HRNet...),
+    #   scored at 725546c with no src change (work in progress: first 18 cases).
+    "fresh31.jsonl": BlindSet(
+        "ak", 18, 2, frozenset({"ak005", "ak006", "ak012", "ak013"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
