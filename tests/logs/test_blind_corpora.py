@@ -350,6 +350,26 @@ BLIND = {
     #   pressure (OOM)' behind escaped colour codes (#033[2m...) and hard-wrapped at 120 columns,
     #   labelled CONTAINER_OOM as n022, answered null.
     "fresh30.jsonl": BlindSet("aj", 40, 9, frozenset({"aj006", "aj010", "aj015"})),
+    # fresh31: older (2018-2023) threads of vision, speech and NLP research code (detectron2,
+    #   fairseq, mmdetection/mmsegmentation/mmaction, maskrcnn-benchmark, DETR, HRNet, icefall,
+    #   pytorch/examples...), scored at 725546c with no src change: 28/33 blind, both engines,
+    #   alone and spread; no FAIL on the 7 healthy logs.
+    # ak005: PyTorch 1.0's THD 'RuntimeError: Address already in use at .../THD/process_group/
+    #   General.cpp:20' from the deprecated init_process_group, labelled RENDEZVOUS_FAILURE as the
+    #   store port's EADDRINUSE elsewhere, answered APP_EXCEPTION;
+    # ak006: the same EADDRINUSE as a bare inline `RuntimeError: Address already in use` in
+    #   prose (a second job on the master port), answered APP_EXCEPTION;
+    # ak012: c10d's 'Timed out initializing process group in store based barrier on rank: 1 ...
+    #   (world_size=2, worker_count=4, timeout=0:30:00)' before torchelastic restarts the group,
+    #   labelled RENDEZVOUS_FAILURE, answered null (RENDEZVOUS_FAILURE and APP_EXCEPTION both
+    #   FAIL, neither named);
+    # ak013: 'DataLoader worker (pid 2287) is killed by signal: Killed......' (SIGKILL to a
+    #   worker, the OOM killer's signal), labelled CONTAINER_OOM, answered null;
+    # ak019: detectron2's train loop with '**RuntimeError: CUDA out of memory.** Tried to allocate
+    #   1.71 GiB (GPU 0; ...)' in Markdown bold, labelled CUDA_OOM, answered null.
+    "fresh31.jsonl": BlindSet(
+        "ak", 33, 7, frozenset({"ak005", "ak006", "ak012", "ak013", "ak019"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
