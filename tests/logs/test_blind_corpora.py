@@ -370,6 +370,17 @@ BLIND = {
     "fresh31.jsonl": BlindSet(
         "ak", 33, 7, frozenset({"ak005", "ak006", "ak012", "ak013", "ak019"})
     ),
+    # fresh32: cluster infrastructure as operators paste it (GPU operator, container toolkit, EFA
+    #   device plugin, Karpenter, EKS image pulls, ParallelCluster/SGE, Slurm, NVSentinel, Fabric
+    #   Manager, DRA driver, HyperPod EKS add-ons), scored at 725546c (src/ of fefa5a7) with no src
+    #   change: 29/31 blind, both engines, alone and spread; no FAIL on the 6 healthy logs.
+    # al016: Fabric Manager on Talos repeating 'fabric manager config file item:
+    #   FABRIC_NODE_CONFIG_FILE has an invalid value' (it will not start, so the NVSwitch fabric of an
+    #   HGX H200 stays unconfigured), labelled NVLINK_ERROR as t008's failed start, answered null;
+    # al028: Karpenter's JSON controller log 'initiating delete from interruption message' with
+    #   messageKind SpotInterruptionKind and action CordonAndDrain, then 'tainted node' and 'deleted
+    #   node' (a Spot reclaim), labelled EXTERNAL_SIGNAL, answered null.
+    "fresh32.jsonl": BlindSet("al", 31, 6, frozenset({"al016", "al028"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
