@@ -69,6 +69,11 @@ def rank(findings: list[Finding], registry: CodeRegistry | None = None) -> list[
     failing = {f.code: f for f in rankable if f.status is Status.FAIL}
     present = set(failing)
     active = {code for code, f in failing.items() if _active(f, present)}
+    if failing and not active:
+        # Rules that explain each other away (a store client failed because its host's rank
+        # raised; that rank's exit code 1 came from the store failure) leave no failure
+        # unexplained: the log still failed, so all of them compete as roots.
+        active = set(failing)
     # What each active code explains: its own edges, and on through the present active codes
     # it explains (an absent intermediate is no evidence of a chain).
     reach = {code: _reach(registry, code, active) for code in active}

@@ -103,3 +103,20 @@ def test_perf_order_wrong_results_then_usage_then_failed_tests_then_stragglers()
     slow, low = perf("STRAGGLER_NODE", Priority.P1), perf("LOW_BUSBW", Priority.P1)
     assert _root([low, slow]) == "STRAGGLER_NODE"
     assert low.explained_by == ["STRAGGLER_NODE"]
+
+
+def test_failures_whose_rules_explain_each_other_still_name_a_root_cause() -> None:
+    # A store client failed (its rule: explained by the training code's error) and the rank
+    # exited 1 (its rule: explained by the rendezvous failure): github.com/pytorch/pytorch
+    # store-barrier timeout, tests/fixtures/corpus/fresh31.jsonl ak012.
+    store = _f(
+        "RENDEZVOUS_FAILURE",
+        roles=frozenset({"symptom"}),
+        rule_explainers=(frozenset({"APP_EXCEPTION"}),),
+    )
+    exit_one = _f(
+        "APP_EXCEPTION",
+        roles=frozenset({"symptom"}),
+        rule_explainers=(frozenset({"RENDEZVOUS_FAILURE"}),),
+    )
+    assert _root([exit_one, store]) is not None

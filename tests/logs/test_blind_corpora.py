@@ -349,7 +349,9 @@ BLIND = {
     # aj015: the raylet memory monitor's '2 Workers (tasks /' / ' actors) killed due to memory
     #   pressure (OOM)' behind escaped colour codes (#033[2m...) and hard-wrapped at 120 columns,
     #   labelled CONTAINER_OOM as n022, answered null.
-    "fresh30.jsonl": BlindSet("aj", 40, 9, frozenset({"aj006", "aj010", "aj015"})),
+    #   After their fixes (vLLM's CUDACHECK, Ray's worker-exit detail, syslog-escaped colour
+    #   codes and Ray's wrapped OOM summary): none.
+    "fresh30.jsonl": BlindSet("aj", 40, 9, frozenset()),
     # fresh31: older (2018-2023) threads of vision, speech and NLP research code (detectron2,
     #   fairseq, mmdetection/mmsegmentation/mmaction, maskrcnn-benchmark, DETR, HRNet, icefall,
     #   pytorch/examples...), scored at 725546c with no src change: 28/33 blind, both engines,
@@ -367,9 +369,9 @@ BLIND = {
     #   worker, the OOM killer's signal), labelled CONTAINER_OOM, answered null;
     # ak019: detectron2's train loop with '**RuntimeError: CUDA out of memory.** Tried to allocate
     #   1.71 GiB (GPU 0; ...)' in Markdown bold, labelled CUDA_OOM, answered null.
-    "fresh31.jsonl": BlindSet(
-        "ak", 33, 7, frozenset({"ak005", "ak006", "ak012", "ak013", "ak019"})
-    ),
+    #   After their fixes (EADDRINUSE as THD and backticks print it, rules that explain each
+    #   other, DataLoader's SIGKILL, Markdown bold spans): none.
+    "fresh31.jsonl": BlindSet("ak", 33, 7, frozenset()),
     # fresh32: cluster infrastructure as operators paste it (GPU operator, container toolkit, EFA
     #   device plugin, Karpenter, EKS image pulls, ParallelCluster/SGE, Slurm, NVSentinel, Fabric
     #   Manager, DRA driver, HyperPod EKS add-ons), scored at 725546c (src/ of fefa5a7) with no src
@@ -380,7 +382,8 @@ BLIND = {
     # al028: Karpenter's JSON controller log 'initiating delete from interruption message' with
     #   messageKind SpotInterruptionKind and action CordonAndDrain, then 'tainted node' and 'deleted
     #   node' (a Spot reclaim), labelled EXTERNAL_SIGNAL, answered null.
-    "fresh32.jsonl": BlindSet("al", 31, 6, frozenset({"al016", "al028"})),
+    #   After their fixes ('invalid' as a failure word, Karpenter's interruption delete): none.
+    "fresh32.jsonl": BlindSet("al", 31, 6, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 

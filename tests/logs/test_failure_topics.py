@@ -116,3 +116,12 @@ def test_an_error_level_line_that_names_nothing_is_a_warning(tmp_path: Path) -> 
     assert report["root_cause"] is None
     statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
     assert statuses["UNCLASSIFIED_FAILURE"] == "WARN"
+
+
+@pytest.mark.parametrize("backend", ["re", "hyperscan"])
+def test_a_one_letter_info_level_names_nothing(backend: str) -> None:
+    # github.com/NVIDIA/TensorRT-LLM pull request (tests/fixtures/corpus/fresh20.jsonl i027):
+    # TensorRT-LLM's '[I]' level, a probe that falls through to the next backend
+    line = "[TRT-LLM] [I] NVLinkOneSided not available: Invalid Argument"
+    reading = ANALYZERS[backend].reading(line.encode())
+    assert reading is None or reading[1] is None, reading

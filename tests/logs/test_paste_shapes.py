@@ -212,3 +212,11 @@ def test_markdown_bold_around_a_line_is_removed_and_stars_in_text_are_kept() -> 
 def test_escape_sequences_are_removed_and_text_is_kept() -> None:
     assert strip_ansi(b"\x1b[1;31mNCCL WARN\x1b[0m x\x1b]0;t\x07") == b"NCCL WARN x"
     assert normalize(b"plain\n") == b"plain\n"
+
+
+def test_colour_codes_a_syslog_daemon_escaped_are_removed_after_unwrapping() -> None:
+    # github.com/vllm-project/aibrix thread (tests/fixtures/corpus/fresh30.jsonl aj015): Ray's
+    # coloured '(raylet)' prefix as rsyslog writes its ESC bytes, '#033'
+    line = b"#033[2m#033[33m(raylet)#033[0m Refer to the documentation on how to address it\n"
+    assert normalize(line) == b"(raylet) Refer to the documentation on how to address it\n"
+    assert normalize(b"issue #0331 stays\n") == b"issue #0331 stays\n"

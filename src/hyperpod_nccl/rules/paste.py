@@ -6,7 +6,8 @@ line), quoted with `> `, or with stray backticks from a code fence. Quote marks 
 backticks are peeled where a line's prefixes are read (attribution); this module handles
 those that change the bytes the rules match:
 
-- ANSI escape sequences (colour, cursor, OSC titles) are removed, on any input size;
+- ANSI escape sequences (colour, cursor, OSC titles) are removed, on any input size, and so
+  are colour codes whose ESC a syslog daemon wrote as `#033`;
 - on small inputs (pastes; a log file a program wrote has none of this):
   - hard wrapping is undone: when many lines have exactly the same length and none is
     longer, each such line is joined with the one that continues it;
@@ -40,8 +41,19 @@ _MIN_WIDTH = 60
 _MIN_WRAPPED = 2
 
 
+# The same colour codes after a syslog daemon escaped their ESC byte as '#033' (rsyslog's
+# control-character escaping, on by default): Ray's '#033[2m#033[33m(raylet)#033[0m'.
+SYSLOG_ANSI = re.compile(rb"#033\[[0-?]*[ -/]*[@-~]")
+
+
 def strip_ansi(data: bytes) -> bytes:
     return ANSI.sub(b"", data) if b"\x1b" in data else data
+
+
+def strip_syslog_ansi(data: bytes) -> bytes:
+    """After unwrapping: a terminal does not count escapes in its width, but a paste of
+    syslog's '#033[..m' text wrapped them as the characters they are."""
+    return SYSLOG_ANSI.sub(b"", data) if b"#033[" in data else data
 
 
 def _continues(line: bytes, following: bytes) -> bool:
@@ -239,5 +251,5 @@ def plain_quotes(data: bytes) -> bytes:
 
 def normalize(data: bytes, verdict: Callable[[bytes], object] | None = None) -> bytes:
     """Undo paste damage; word wrapping only with the rules' `verdict` on a line at hand."""
-    data = strip_url_encoding(strip_bold(unwrap(plain_quotes(strip_ansi(data)))))
+    data = strip_url_encoding(strip_bold(strip_syslog_ansi(unwrap(plain_quotes(strip_ansi(data))))))
     return join_word_wrapped(data, verdict) if verdict is not None else data

@@ -73,11 +73,13 @@ TOPIC_CODES = tuple(code for code, _ in _TOPICS)
 
 # Lines at an informational or warning level: their failure words describe a retry, a
 # fallback or a probe that the program itself does not count as a failure (NCCL's INFO
-# lines, glog/klog's I and W levels, Python's warnings, the INFO/WARN level of a logger,
+# lines, glog/klog's I and W levels and loggers' one-letter '[I]' / '[W]' (TensorRT-LLM's),
+# Python's warnings, the INFO/WARN level of a logger,
 # libfabric's <warn> and lower); and comment lines ('#': scripts, nccl-tests' headers).
 _INFORMATIONAL = re.compile(
-    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW][0-9]{3,4} |\[[IW] |[Ww]arning: |WARNING|"
+    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW][0-9]{3,4} |\[[IW] |\[[IWDVT]\] |[Ww]arning: |WARNING|"
     r"\[(?:INFO|WARN|WARNING|DEBUG)\]|\blevel=(?:info|warn|warning|debug|INFO|WARN|DEBUG)\b|"
+    r'"level": ?"(?:info|warn|warning|debug|INFO|WARN|WARNING|DEBUG)"|'
     r" - (?:INFO|WARNING|DEBUG) - |\| (?:INFO|WARNING|DEBUG|SUCCESS) +\||<(?:warn|info|debug|trace)> |"
     r"^[ \t>`]*#"
 )
