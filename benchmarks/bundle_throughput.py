@@ -11,6 +11,8 @@ runs (the machine may be shared: each figure is set against a baseline of the sa
   before:     with `--before REV`, the redacted and obfuscated bundles again with the sources
               of git revision REV (the code before a change), run right after ours
 
+Each run of N is one round of every kind in turn, so that all of them see the same load.
+
 and prints each time, MB/s, peak RSS, the ratios redacted/analysis, redacted/tar,
 obfuscated/analysis, and what saving the bundle adds to the analysis, as MB/s of the log
 (the bundle's own cost: reading, redacting, obfuscating and compressing it). It also checks
@@ -19,8 +21,10 @@ measures, the tests assert.
 
 Last measured (2-core shared machine, `--size-mb 50 --runs 3 --before e491d01`, 64 MB log,
 load 1.5 to 1.8): obfuscated 1.32 s beyond the analysis (48 MB/s) against 1.49 s (43 MB/s)
-before each learning pass read only its own lines; redacted 0.65 s beyond (98 MB/s). The
-README's speed table has the rest.
+before each learning pass read only its own lines; redacted 0.65 s beyond (98 MB/s). With
+`--runs 5 --before 7e13149` (load 0.9 to 1.3; every kind once a round): obfuscated 1.24 s beyond
+(51 MB/s) against 1.40 s (46 MB/s) before the NCCL pass read its lines backwards. The README's
+speed table has the rest.
 
     .venv/bin/python benchmarks/bundle_throughput.py [--size-mb 200] [--runs 3] [--before REV]
 """
@@ -100,28 +104,31 @@ def main() -> int:
         path = [str(out_dir / "src"), *filter(None, os.environ.get("PYTHONPATH", "").split(":"))]
         env = {**os.environ, "PYTHONPATH": ":".join(path)}
 
-    def run(name: str, argv_for: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-        times, peak = [], 0
-        for i in range(args.runs):
-            target = out_dir / f"{name}-{i}.tar.gz"
-            argv = [a.replace("OUT", str(target)) for a in argv_for]
-            elapsed, rss, _ = timed(argv, env)
-            times.append(elapsed)
-            peak = max(peak, rss)
-        return statistics.median(times), peak
+    kinds: dict[str, tuple[str, list[str], dict[str, str] | None]] = {
+        "analysis": ("analysis", cli, None),
+        "tar czf": ("tar", ["tar", "czf", "OUT", "-C", str(log.parent), log.name], None),
+        "redacted": ("redacted", [*cli, "--save-bundle", "OUT"], None),
+        "obfuscated": ("obfuscated", [*cli, "--save-bundle", "OUT", "--obfuscate"], None),
+    }
+    if env is not None:
+        kinds["redacted, before"] = ("before-r", [*cli, "--save-bundle", "OUT"], env)
+        kinds["obfuscated, before"] = (
+            "before-o",
+            [*cli, "--save-bundle", "OUT", "--obfuscate"],
+            env,
+        )
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    peaks: dict[str, int] = dict.fromkeys(kinds, 0)
 
     try:
-        results = {
-            "analysis": run("analysis", cli),
-            "tar czf": run("tar", ["tar", "czf", "OUT", "-C", str(log.parent), log.name]),
-            "redacted": run("redacted", [*cli, "--save-bundle", "OUT"]),
-            "obfuscated": run("obfuscated", [*cli, "--save-bundle", "OUT", "--obfuscate"]),
-        }
-        if env is not None:
-            results["redacted, before"] = run("before-r", [*cli, "--save-bundle", "OUT"], env)
-            results["obfuscated, before"] = run(
-                "before-o", [*cli, "--save-bundle", "OUT", "--obfuscate"], env
-            )
+        for i in range(args.runs):  # each kind once a round: all see the same machine load
+            for name, (stem, argv_for, run_env) in kinds.items():
+                target = out_dir / f"{stem}-{i}.tar.gz"
+                argv = [a.replace("OUT", str(target)) for a in argv_for]
+                elapsed, rss, _ = timed(argv, run_env)
+                times[name].append(elapsed)
+                peaks[name] = max(peaks[name], rss)
+        results = {name: (statistics.median(times[name]), peaks[name]) for name in kinds}
         sizes = {n: (out_dir / f"{n}-0.tar.gz").stat().st_size / 1e6 for n in ("tar", "redacted")}
         left = leftovers(out_dir / "redacted-0.tar.gz", secrets)
     finally:

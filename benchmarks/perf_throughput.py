@@ -20,8 +20,9 @@ was found.
 Last measured (2-core shared machine, `--runs 3 --before 6bee5f9`, the code before COLL lines
 were read in bulk): `--kind coll --nodes 16 --rounds 2` 96 MB/s beyond start-up against 39
 MB/s before (load 1.6; 33 against 16 at load 2.8 to 3.5 with `--runs 5`); `--nodes 128
---rounds 24` 80 against 84 MB/s (load 1.6 to 1.9; that reading did not change). The README's
-speed table has the rest.
+--rounds 24` 80 against 84 MB/s (load 1.6 to 1.9; that reading did not change). With
+`--runs 5 --before 7e13149` (load 1.3 to 1.6), after the sweep's parsing work: sweep 82 against
+67 MB/s, COLL 85 against 78 MB/s beyond start-up. The README's speed table has the rest.
 Usage: python benchmarks/perf_throughput.py [--kind sweep|coll] [--nodes 64] [--rounds 12]
        [--runs 3] [--before REV]
 """

@@ -129,3 +129,33 @@ def test_each_pass_reads_its_lines_as_they_stand_in_the_whole_text() -> None:
     for line in EDGE_LINES:  # each edge line alone, and after lines that only other passes read
         _check(line.encode())
         _check(data + line.encode() + data)
+
+
+def _nccl_hosts_forward(text: str) -> list[str]:
+    """The hosts the NCCL pass learned before it read backwards: from each `:pid:tid [dev]`
+    found forwards, the host characters before it (after one space at most), in order."""
+    from hyperpod_nccl.bundle.obfuscate import _HOST_CHARS, _NCCL_TAIL
+
+    hosts = []
+    for tail in _NCCL_TAIL.finditer(text):
+        start = end = tail.start() - (text[tail.start() - 1 : tail.start()] == " ")
+        while start > 0 and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        if start < end:
+            hosts.append(text[start:end])
+    return list(dict.fromkeys(hosts))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_nccl_pass_learns_the_hosts_of_the_forward_reading_in_order(seed: int) -> None:
+    """Reading NCCL's `host:pid:tid [dev]` backwards learns the hosts that reading it forwards
+    learned, first appearances in the same order, on text made of the pieces that matter."""
+    rng = random.Random(seed)
+    pieces = ["gpu-1", "ip-10-0-0-1", "h.x", "a_b", "7", ":", "1", "22", "\u0663", " ", "  "]
+    pieces += ["[", "]", "[0]", " [1]", ":12:34 [5]", ":1:2", "\n", "x:9:9:9 [3]", "é", "-"]
+    text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 400)))
+    learned: list[str] = []
+    obfuscator = Obfuscator()
+    obfuscator.learn_host = learned.append  # type: ignore[method-assign]
+    obfuscator._learn_nccl(text)
+    assert learned == _nccl_hosts_forward(text)

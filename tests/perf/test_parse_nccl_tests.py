@@ -9,7 +9,7 @@ import pytest
 
 from hyperpod_nccl.perf.collective import infer_collective
 from hyperpod_nccl.perf.model import Run, RunStatus
-from hyperpod_nccl.perf.nccl_tests import TextParser
+from hyperpod_nccl.perf.nccl_tests import TextParser, _half, _half_plan
 
 
 def parse(path: Path) -> tuple[list[Run], TextParser]:
@@ -237,3 +237,22 @@ def test_nccl_info_lines_set_the_transport(
     path.write_text(head + info + sep + rest)
     run = one_run(path)
     assert run.transports == {transport}
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["time", "algbw", "busbw", "#wrong"],
+        ["time", "algbw", "busbw", "error"],
+        ["cputime", "algbw", "busbw", "#wrong", "i_min", "i_max"],
+        ["time", "algbw", "busbw"],
+        ["time", "busbw", "algbw", "busbw", "#wrong"],  # a name twice: looked up by name
+    ],
+)
+def test_a_half_read_by_its_plan_is_the_half_read_by_name(names: list[str]) -> None:
+    """_half's positions worked out once per layout give what looking each value up by name
+    gives, for rows cut anywhere."""
+    tokens = ["650.2", "51.61", "96.76", "0", "0.5", "N/A", "7"]
+    for cut in range(len(tokens) + 1):
+        row = tokens[:cut]
+        assert _half(row, names, _half_plan(names)) == _half(row, names, None)

@@ -70,6 +70,9 @@ _SEPARATOR = b"\x00\n"
 # regex starts with a literal where it can: `re` then skips ahead quickly.
 _HOST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NCCL_TAIL = re.compile(r":\d+:\d+ \[\d+\]")  # NCCL's `host:pid:tid [dev]`, host before it
+# The same, read backwards (`]dev[ dit:dip:`), then the host's characters (_HOST_CHARS) before
+# it, backwards: what _learn_nccl reads (tests/bundle compare it with the forward reading).
+_NCCL_HOST_BACKWARDS = re.compile(r"\]\d+\[ \d+:\d+: ?([A-Za-z0-9_.-]*)")
 # (literal that must be in the text, regex, characters one of which must precede the match)
 _CONTEXTS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     # pdsh / launcher labels `host: ...`, after an Open MPI or torchrun prefix
@@ -294,18 +297,14 @@ class Obfuscator:
         ]
 
     def _learn_nccl(self, text: str) -> None:
-        recent = ""  # NCCL prints one host on many lines in a row: check it first
-        for tail in _NCCL_TAIL.finditer(text):
-            start = end = tail.start() - (text[tail.start() - 1 : tail.start()] == " ")
-            if recent and text.startswith(recent, end - len(recent)):
-                edge = end - len(recent) - 1
-                if edge < 0 or text[edge] not in _HOST_CHARS:
-                    continue
-            while start > 0 and text[start - 1] in _HOST_CHARS:
-                start -= 1
-            if start < end:
-                recent = text[start:end]
-                self.learn_host(recent)
+        """The host before each NCCL `:pid:tid [dev]` (one space between them allowed), in
+        the order of their first lines: found from the end, where the tail is the literal a
+        search starts from, in one C-level pass over the text read backwards (learn_host
+        does nothing for a host it has seen)."""
+        backwards = _NCCL_HOST_BACKWARDS.findall(text[::-1])
+        for host in dict.fromkeys(reversed(backwards)):
+            if host:
+                self.learn_host(host[::-1])
 
     def _learn_context(self, index: int, text: str) -> None:
         literal, regex, preceded_by = _CONTEXTS[index]

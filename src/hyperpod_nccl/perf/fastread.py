@@ -163,21 +163,25 @@ class Counts:
 def _chunks(stream: BinaryIO, size: int) -> Iterator[tuple[bytes, bool]]:
     """(data, whole): data ends at a line end or the end of input. whole=False: the rest is
     one line longer than a chunk and what follows it, left to the line reader."""
-    pending = b""
+    pending = b""  # the start of a line, after the last line end read; never a line end
     while True:
         data = stream.read(size)
         if not data:
             if pending:
                 yield pending, True
             return
-        pending += data
-        cut = pending.rfind(b"\n") + 1
-        if cut:
-            yield pending[:cut], True
-            pending = pending[cut:]
-        elif len(pending) > 2 * size:
-            yield pending, False
-            return
+        cut = data.rfind(b"\n") + 1
+        if cut:  # one copy of what is read at most (of its lines, after a line's start)
+            if pending:
+                yield b"".join((pending, memoryview(data)[:cut])), True
+            else:
+                yield (data if cut == len(data) else data[:cut]), True
+            pending = data[cut:]
+        else:
+            pending += data
+            if len(pending) > 2 * size:
+                yield pending, False
+                return
 
 
 class FastReader:
@@ -196,6 +200,7 @@ class FastReader:
         self.collector = collector
         self.counts = Counts()
         self._actions: dict[bytes, _Action] = {}  # by line, digits made 0
+        self._interned: dict[_Action, _Action] = {}  # one object for equal actions
 
     def read(self, stream: BinaryIO) -> Counts:
         for data, whole in _chunks(stream, self.chunk_bytes):
@@ -281,12 +286,21 @@ class FastReader:
         self.counts.lines = n
 
     def _lines(self, lines: list[bytes], n: int) -> int:
-        """Feed whole lines (without their line ends) numbered from n + 1; return the last number."""
+        """Feed whole lines (without their line ends) numbered from n + 1; return the last number.
+
+        An NCCL INFO line naming the network that feed_net took (it only marked where the run
+        in progress ends) is followed, in NCCL_DEBUG=INFO output, by many of the same kind
+        from the same task: one with the same action (the same label place and transports)
+        and label, with only dropped lines since, would be taken the same way, as nothing it
+        reads has changed; only the last one's number is handed to feed_net, before any other
+        line is read (and at the end)."""
         parser, collector, name = self.parser, self.collector, self.name
         feed, feed_net, progress = parser.feed, parser.feed_net, collector.feed
         feed_peeled = parser.feed_peeled
-        actions, zeros = self._actions, _ZEROS
+        actions, zeros, interned = self._actions, _ZEROS, self._interned
         idle = collector.idle()  # it changes only when a line is fed to the collector
+        taken: _Action | None = None  # the last network line's action, when feed_net took it
+        taken_label, taken_text, taken_named, taken_at = b"", "", frozenset[str](), 0
         for raw in lines:
             n += 1
             if idle:
@@ -294,20 +308,34 @@ class FastReader:
                 action = actions.get(key)
                 if action is None:
                     action = _action(key)
+                    action = interned.setdefault(action, action)
                     if len(actions) < MAX_CACHED:
                         actions[key] = action
                 what, start, end, named, pos = action
                 if what == _DROP:
                     continue
                 if what == _NET_LINE:
-                    label = raw[start:end].decode("ascii") if end else ""
-                    if feed_net(n, label, named):
+                    label_bytes = raw[start:end]
+                    if action is taken and label_bytes == taken_label:
+                        taken_at = n
                         continue
-                elif what == _PROGRESS_ONLY:
+                    if taken_at:
+                        feed_net(taken_at, taken_text, taken_named)
+                        taken_at = 0
+                    label = label_bytes.decode("ascii") if end else ""
+                    if feed_net(n, label, named):
+                        taken, taken_label, taken_text = action, label_bytes, label
+                        taken_named = named
+                        continue
+                elif taken_at:
+                    feed_net(taken_at, taken_text, taken_named)
+                    taken_at = 0
+                taken = None
+                if what == _PROGRESS_ONLY:
                     progress(name, n, (raw + b"\n").decode("utf-8", "replace"))
                     idle = collector.idle()
                     continue
-                elif what == _PEELED:
+                if what == _PEELED:
                     line = (raw + b"\n").decode("ascii")
                     feed_peeled(n, line[start:end], line[pos:].lstrip())
                     progress(name, n, line)
@@ -317,4 +345,6 @@ class FastReader:
             feed(n, line)
             progress(name, n, line)
             idle = collector.idle()
+        if taken_at:
+            feed_net(taken_at, taken_text, taken_named)
         return n

@@ -72,6 +72,10 @@ class _Layout:
     labels: list[str]  # extra leading columns before `size`
     has_root: bool
     half: list[str]  # field names of one (out-of-place or in-place) half
+    plan: _HalfPlan | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.plan = _half_plan(self.half)
 
     @classmethod
     def from_header(cls, names: list[str]) -> _Layout | None:
@@ -102,6 +106,17 @@ class _Stream:
     pending_version: str | None = None
     skipped: list[int] = field(default_factory=list)  # row-like lines that could not be read
     pending_errors: list[RunError] = field(default_factory=list)
+    # The ranks of `current` that printed a device line, kept with the run they are of.
+    _ranks_of: tuple[Run | None, set[int]] = field(
+        default_factory=lambda: (None, set()), repr=False
+    )
+
+    def _ranks(self, run: Run) -> set[int]:
+        of, ranks = self._ranks_of
+        if of is not run:
+            ranks = {d.rank for d in run.devices}
+            self._ranks_of = (run, ranks)
+        return ranks
 
     def _new_run(self, line: int) -> Run:
         if self.current is not None:
@@ -146,20 +161,23 @@ class _Stream:
     def _comment(self, n: int, body: str) -> None:
         m = _DEVICE.match(body)
         if m:
+            rank_text, group, pid, host, dev, bus, gpu = m.groups()
+            rank = int(rank_text)
             run = self.current
-            if run is None or self._starts_new() or _rank_seen(run, int(m["rank"])):
+            if run is None or self._starts_new() or rank in self._ranks(run):
                 run = self._new_run(n)
             run.devices.append(
                 Device(
-                    rank=int(m["rank"]),
-                    host=m["host"],
-                    pid=int(m["pid"]) if m["pid"] else None,
-                    group=int(m["group"]) if m["group"] else None,
-                    device=int(m["dev"]),
-                    bus_id=m["bus"],
-                    gpu=m["gpu"],
+                    rank,
+                    host,
+                    int(pid) if pid else None,
+                    int(group) if group else None,
+                    int(dev),
+                    bus,
+                    gpu,
                 )
             )
+            self._ranks(run).add(rank)
             return
         if _PARAMS_LINE.match(body):
             run = self._new_run(n) if self._starts_new() or self._has_params() else self._run(n)
@@ -302,10 +320,6 @@ class _Stream:
         return [r for r in self.runs if _worth_reporting(r)]
 
 
-def _rank_seen(run: Run, rank: int) -> bool:
-    return any(d.rank == rank for d in run.devices)
-
-
 def _worth_reporting(run: Run) -> bool:
     """A run is anything that shows nccl-tests ran or tried to: not a stray error alone."""
     return bool(
@@ -378,14 +392,41 @@ def _number(token: str) -> float | None:
         return None
 
 
-def _half(tokens: list[str], names: list[str]) -> Measurement | None:
-    values = dict(zip(names, tokens, strict=False))  # a cut row has fewer tokens
-    time = _number(values.get("time", values.get("cputime", "")))
-    algbw = _number(values.get("algbw", ""))
-    busbw = _number(values.get("busbw", ""))
+# Where a half's time, cputime, algbw, busbw and #wrong are among its tokens (_ABSENT where
+# it has none), worked out once per layout; None when a name is there twice (then the values
+# are looked up by name, as dict(zip(names, tokens)) holds them).
+_HalfPlan = tuple[int, int, int, int, int]
+_ABSENT = 1 << 30
+_HALF_NAMES = ("time", "cputime", "algbw", "busbw", "#wrong")
+
+
+def _half_plan(names: list[str]) -> _HalfPlan | None:
+    if len(set(names)) != len(names):
+        return None
+    t, ct, a, b, w = (names.index(k) if k in names else _ABSENT for k in _HALF_NAMES)
+    return t, ct, a, b, w
+
+
+_DEFAULT_PLAN = _half_plan(_DEFAULT_HALF)
+
+
+def _half(tokens: list[str], names: list[str], plan: _HalfPlan | None) -> Measurement | None:
+    if plan is None:
+        values = dict(zip(names, tokens, strict=False))  # a cut row has fewer tokens
+        time_text = values.get("time", values.get("cputime", ""))
+        algbw_text, busbw_text = values.get("algbw", ""), values.get("busbw", "")
+        wrong_text = values.get("#wrong")
+    else:
+        k = len(tokens)  # a cut row has fewer tokens than names
+        t, ct, a, b, w = plan
+        time_text = tokens[t] if t < k else tokens[ct] if ct < k else ""
+        algbw_text = tokens[a] if a < k else ""
+        busbw_text = tokens[b] if b < k else ""
+        wrong_text = tokens[w] if w < k else None
+    time, algbw, busbw = _number(time_text), _number(algbw_text), _number(busbw_text)
     if time is None or algbw is None or busbw is None:
         return None
-    wrong = _number(values["#wrong"]) if "#wrong" in values else None
+    wrong = _number(wrong_text) if wrong_text is not None else None
     if wrong is not None and wrong != int(wrong):
         wrong = None  # a fraction is an old-style maximum error, not a count of wrong values
     return Measurement(time, algbw, busbw, wrong)
@@ -398,14 +439,14 @@ def _parse_row(
     if layout is not None:
         skip = len(layout.labels)
         has_root = layout.has_root
-        half = layout.half
+        half, plan = layout.half, layout.plan
     else:
         found = _leading_labels(tokens)
         if found is None:
             return None
         skip = found
         has_root = None
-        half = _DEFAULT_HALF
+        half, plan = _DEFAULT_HALF, _DEFAULT_PLAN
     head = tokens[skip : skip + 4]
     if len(head) < 4 or not (_INT.match(head[0]) and _INT.match(head[1])):
         return None
@@ -423,7 +464,7 @@ def _parse_row(
         rest = rest[1:]
     width = len(half)
     halves = [rest[i : i + width] for i in range(0, min(len(rest), 2 * width), width)]
-    measured = [_half(h, half) for h in halves if len(h) >= 3]
+    measured = [_half(h, half, plan) for h in halves if len(h) >= 3]
     if not measured or measured[0] is None:
         return None
     out_of_place: Measurement | None = measured[0]
