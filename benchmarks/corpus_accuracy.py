@@ -11,7 +11,7 @@ A case is right when root_cause equals its label (HEALTHY: root_cause is null an
 finding FAILs). Prints accuracy per corpus and per label, then the misses. Always exits 0:
 it measures, the tests assert.
 
-    .venv/bin/python benchmarks/corpus_accuracy.py [--mixed] [CORPUS.jsonl ...]
+    .venv/bin/python benchmarks/corpus_accuracy.py [--mixed] [--engine re] [CORPUS.jsonl ...]
 
 - mixed (`--mixed`): the excerpt among other jobs' healthy logs, three to each of four rank
   files (the corpora's HEALTHY cases): many jobs, NCCL versions, net plugins and hosts side by
@@ -65,6 +65,7 @@ no FAIL on a healthy log. The misses are listed in tests/logs/test_blind_corpora
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
@@ -109,8 +110,13 @@ def load_cases(path: Path) -> list[Case]:
     return [Case(r["id"], r["label"], r["log"]) for r in rows]
 
 
+# The engine every run uses ("auto": Hyperscan where installed); `--engine re` measures the
+# pure-Python engine a plain install without Hyperscan's wheel runs.
+ENGINE = {"backend": "auto"}
+
+
 def judge(case: Case, paths: Sequence[str]) -> Outcome:
-    report: dict[str, Any] = analyze_logs(paths).to_dict()
+    report: dict[str, Any] = analyze_logs(paths, backend=ENGINE["backend"]).to_dict()
     fails = tuple(f["code"] for f in report["findings"] if f["status"] == "FAIL")
     return Outcome(case, report["root_cause"], fails)
 
@@ -182,9 +188,19 @@ def run_mixed(case: Case, workdir: Path, healthy: Sequence[Case]) -> Outcome:
 
 
 def main(argv: Sequence[str]) -> int:
-    mixed = "--mixed" in argv
-    names = [a for a in argv if a != "--mixed"]
-    corpora = [Path(a) for a in names] or [p for p in DEFAULT_CORPORA if p.exists()]
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--mixed", action="store_true", help="also among other jobs' healthy logs")
+    parser.add_argument("--engine", choices=("auto", "hyperscan", "re"), default="auto")
+    parser.add_argument("corpora", nargs="*", type=Path, help="corpus files (default: all)")
+    args = parser.parse_args(argv)
+    ENGINE["backend"] = args.engine
+    mixed = args.mixed
+    missing = [p for p in args.corpora if not p.is_file()]
+    if missing:
+        parser.error(f"no such corpus file: {missing[0]}")
+    corpora = list(args.corpora) or [p for p in DEFAULT_CORPORA if p.exists()]
     healthy = healthy_corpus_cases() if mixed else []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
