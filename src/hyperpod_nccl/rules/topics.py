@@ -8,8 +8,11 @@ CUDA; libibverbs and mlx5; libfabric and EFA; glibc's resolver; the kubelet and 
 scheduler; Slurm and PBS). The first topic whose words a line holds, most specific first,
 names the code; a line with none stays unclassified.
 
-Such a code is only inferred: the diagnosis keeps it out of the way of any classified
-failure (rules/diagnosis.py), as it does for unclassified lines.
+Such a code is only inferred: the diagnosis keeps it out of the way of a classified failure
+that it does not explain (rules/diagnosis.py), as it does for unclassified lines. The words
+were chosen from the programs' vocabularies, then checked against every line of the corpora
+(tests/fixtures/corpus): a line at an informational level, a person's sentence, a comment or
+a failure to release something at teardown names nothing whatever words it holds.
 """
 
 from __future__ import annotations
