@@ -32,6 +32,9 @@ _CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
     ("system not ready", "NVLINK_ERROR"),
     ("insufficient driver", "DRIVER_MISMATCH"),
     ("no device", "GPU_ACCESS_LOST"),
+    # the error enums' own names, camel-cased (hipErrorOutOfMemory, cudaErrorMemoryAllocation)
+    ("outofmemory", "CUDA_OOM"),
+    ("memoryallocation", "CUDA_OOM"),
 )
 
 

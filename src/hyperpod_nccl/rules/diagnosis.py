@@ -89,19 +89,19 @@ def _comparable(names: dict[str, set[str]]) -> dict[str, set[str]]:
     return {key: {n for n in found if n.startswith(kind)} for key, found in names.items()}
 
 
-def _apart(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) -> bool:
-    """Whether hosts that load different net plugins are seen in separate communicators only:
-    every one of them named its communicators and no host of one plugin shares a name with a
-    host of another. Unknown: they may be one job."""
+def _plugins_together(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) -> bool | None:
+    """Whether hosts that load different net plugins are seen in one communicator (True), in
+    separate ones only (False: every one of them named its communicators and no host of one
+    plugin shares a name with a host of another), or unknown (None: they may be one job, or
+    several jobs' logs side by side)."""
     by_host = _communicators_by_host(facts)
-    if not all(by_host.get(host) for host in plugins):
-        return False
-    named = _comparable({host: by_host[host] for host in plugins})
+    named = _comparable({host: by_host[host] for host in plugins if by_host.get(host)})
     owner: dict[str, str] = {}
-    for host, (plugin, _occ) in plugins.items():
-        if any(owner.setdefault(name, plugin) != plugin for name in named[host]):
-            return False
-    return True
+    for host, names in named.items():
+        plugin = plugins[host][0]
+        if any(owner.setdefault(name, plugin) != plugin for name in names):
+            return True
+    return False if len(named) == len(plugins) else None
 
 
 def _derive_version_mismatch(
@@ -130,7 +130,10 @@ def _derive_version_mismatch(
     kinds = {kind for kind, _ in plugins.values()}
     if len(kinds) > 1:
         builder = _builder(builders, catalog, "NCCL_VERSION_MISMATCH")
-        status = Status.INFO if _apart(facts, plugins) else Status.FAIL
+        # A FAIL where one communicator is seen to span both; a warning where nothing says
+        # whether the hosts are one job; information where they are seen apart.
+        together = _plugins_together(facts, plugins)
+        status = {True: Status.FAIL, None: Status.WARN, False: Status.INFO}[together]
         for _host, (kind, occ) in sorted(plugins.items()):
             builder.add(occ, "derived-net-plugin-differs", "cause", status, {"net_plugin": kind})
         builder.details["net_plugins"] = {h: k for h, (k, _) in sorted(plugins.items())}

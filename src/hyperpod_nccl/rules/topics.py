@@ -36,17 +36,31 @@ _TOPICS: tuple[tuple[str, str], ...] = (
     (
         "CUDA_OOM",
         r"(?:cuda|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
-        r"|cuda ?malloc|outofmemoryerror",
+        r"|cuda ?malloc|outofmemoryerror|erroroutofmemory|errormemoryallocation"
+        r"|memory space failed to allocate",
     ),
     ("CONTAINER_OOM", r"oom[-_ ]?kill|oomkilled|memory limit|exceeded (?:its )?mem"),
     ("DISK_FULL", r"no space left|disk quota|\benospc\b"),
     ("SHM_TOO_SMALL", r"/dev/shm|shared memory|\bshm\b"),
     ("MEMLOCK", r"memlock|locked memory"),
     ("EFA_ERROR", r"\befa\b|libfabric|\bofi\b|\bfi_[a-z]+"),
-    # NCCL's verbs wrapper and IB transport name their source file on every WARN.
+    # NCCL's verbs wrapper and IB transport name their source file on every WARN, and their
+    # functions (ncclIb...) in the code that borrows them (UCCL); a completion queue entry
+    # (CQE) is verbs' own word for a failed work request.
     (
         "IB_ERROR",
-        r"\bibv_|\bmlx[45]|infiniband|\bverbs\b|\bqp\b|\broce\b|\bhca\b|ibvwrap\.cc|net_ib\.cc",
+        r"\bibv_|\bmlx[45]|infiniband|\bverbs\b|\bqp\b|qp_num|\bcqe\b|\broce\b|ib_?roce|\bhca\b"
+        r"|\brdma\b|ncclib|\bnet/ib\b|ibvwrap\.cc|net_ib\.cc",
+    ),
+    # A pod's image or scheduling names what failed more closely than the connection that
+    # failed while pulling it.
+    (
+        "POD_PENDING_RESOURCES",
+        r"unschedulable|insufficient nvidia\.com/gpu|failedscheduling|enough resources",
+    ),
+    (
+        "POD_IMAGE_PULL",
+        r"pull(?:ing)? image|imagepull|errimagepull|manifest unknown|sandbox image",
     ),
     (
         "MASTER_ADDR_DNS",
@@ -58,11 +72,6 @@ _TOPICS: tuple[tuple[str, str], ...] = (
         r"no route to host|network is unreachable|connection refused|connection timed out",
     ),
     ("PEER_EXITED", r"connection reset|broken pipe|closed by (?:remote )?peer"),
-    (
-        "POD_PENDING_RESOURCES",
-        r"unschedulable|insufficient nvidia\.com/gpu|failedscheduling|enough resources",
-    ),
-    ("POD_IMAGE_PULL", r"pull(?:ing)? image|imagepull|errimagepull|manifest unknown"),
     ("EXTERNAL_SIGNAL", r"preempt|walltime|\btime limit|\bsigterm\b|\bevict"),
     ("RANK_CRASH", r"segmentation fault|\bsigsegv\b|core dumped|\bsignal 11\b|\bsigbus\b"),
     (
@@ -80,7 +89,7 @@ TOPIC_CODES = tuple(code for code, _ in _TOPICS)
 # Python's warnings, the INFO/WARN level of a logger,
 # libfabric's <warn> and lower); and comment lines ('#': scripts, nccl-tests' headers).
 _INFORMATIONAL = re.compile(
-    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW][0-9]{3,4} |\[[IW] |\[[IWDVT]\] |[Ww]arning: |WARNING|"
+    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW](?:[0-9]{8}|[0-9]{3,4}) |\[[IW] |\[[IWDVT]\] |[Ww]arning: |WARNING|"
     r"\[(?:INFO|WARN|WARNING|DEBUG)\]|\blevel=(?:info|warn|warning|debug|INFO|WARN|DEBUG)\b|"
     r'"level": ?"(?:info|warn|warning|debug|INFO|WARN|WARNING|DEBUG)"|'
     r" - (?:INFO|WARNING|DEBUG) - |\| (?:INFO|WARNING|DEBUG|SUCCESS) +\||<(?:warn|info|debug|trace)> |"
