@@ -408,6 +408,31 @@ BLIND = {
         12,
         frozenset({"am002", "am003", "am014", "am023"}),
         spread_misses=frozenset({"am017"}),
+    # fresh34: HPC centres (Frontier/Crusher, Perlmutter, Alps, Slingshot sites, university clusters)
+    #   and Chinese-language sources (GitHub issues, a blog post, two stored pages), scored at cb1a51f
+    #   (src/ of 99d0ce9) with no src change: 23/30 blind, both engines, alone and spread; 3 failing
+    #   logs answered null (an011, an015, an025), no FAIL on the 7 healthy logs.
+    # an002: CSCS's docs PR, nccl-tests 'invalid usage' then 'net.cc:626 NCCL WARN Error: network AWS
+    #   Libfabric not found.' (the OFI plugin not loaded, NCCL_NET forcing it), labelled
+    #   EFA_TCP_FALLBACK (debatable: no EFA, no fallback), answered NCCL_INVALID_USAGE;
+    # an005: one srun-prefixed line 'socketStartConnect: Connect to 127.0.0.1<45069> failed : Software
+    #   caused connection abort' (the loopback address exchanged for a peer), labelled SOCKET_IFNAME,
+    #   answered NET_UNREACHABLE (debatable, as u002's link-local);
+    # an008: AMReX 'HIP error in file ... AMReX_GpuDevice.cpp line 402 hipErrorOutOfMemory !!!' on
+    #   Crusher, labelled CUDA_OOM, answered CUDA_ERROR;
+    # an010: Kokkos ' Kokkos ERROR: HIP memory space failed to allocate' inline in prose (E3SM on
+    #   Frontier), labelled CUDA_OOM, answered CUDA_ERROR;
+    # an011: alpaka's 'hipMalloc(&memPtr, ...)' returned error : 'hipErrorOutOfMemory'' (PIConGPU),
+    #   labelled CUDA_OOM, answered null;
+    # an015: MPICH Hydra's 'BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES ... EXIT CODE: 9'
+    #   (SIGKILL's number, no signal name), labelled CONTAINER_OOM as g002's bare -9, answered null;
+    # an025: '执行中报错：RuntimeError: Address already in use' (Chinese text and a full-width colon
+    #   glued to the error), labelled RENDEZVOUS_FAILURE as ak006, answered null.
+    "fresh34.jsonl": BlindSet(
+        "an",
+        30,
+        7,
+        frozenset({"an002", "an005", "an008", "an010", "an011", "an015", "an025"}),
     ),
 }
 FILES = {path.name: path for path in CORPORA}
