@@ -384,6 +384,16 @@ BLIND = {
     #   node' (a Spot reclaim), labelled EXTERNAL_SIGNAL, answered null.
     #   After their fixes ('invalid' as a failure word, Karpenter's interruption delete): none.
     "fresh32.jsonl": BlindSet("al", 31, 6, frozenset()),
+    # fresh35: GitHub threads opened in 2025-2026 (NCCL 2.26-2.28, PyTorch 2.7-2.9, B200/GB200,
+    #   verl, slime, torchtitan, Monarch, vLLM V1, SGLang/Mooncake), scored at 99d0ce9 with no src
+    #   change (first 15 cases): 12/15 blind, both engines, alone and spread.
+    # ao007: vLLM V1's 'ValueError: Free memory on device (3.22/4.0 GiB) on startup is less than
+    #   desired GPU memory utilization (0.9, 3.6 GiB)', labelled CUDA_OOM, answered APP_EXCEPTION;
+    # ao011: folly's '*** Signal 11 (SIGSEGV) ... received by PID' in the NCCL watchdog thread,
+    #   labelled RANK_CRASH, answered null;
+    # ao013: Podman's 'Error: initializing source docker://nvcr.io/...: Requesting bearer token:
+    #   invalid status code from registry 402 (Payment Required)', labelled POD_IMAGE_PULL, null.
+    "fresh35.jsonl": BlindSet("ao", 15, 2, frozenset({"ao007", "ao011", "ao013"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
