@@ -433,6 +433,28 @@ BLIND = {
         30,
         7,
         frozenset({"an002", "an005", "an008", "an010", "an011", "an015", "an025"}),
+    # fresh35: GitHub threads opened in 2025-2026 (NCCL 2.26-2.28, PyTorch 2.4-2.9, B200/GB200,
+    #   verl, torchtitan, Monarch, vLLM V1, SGLang with Mooncake, UCCL, DeepEP, Ray), scored at
+    #   9188bc7 (src/ of 99d0ce9) with no src change: 27/33 blind, both engines, alone and spread;
+    #   4 failing logs answered null, no FAIL on the 8 healthy logs.
+    # ao007: vLLM V1's 'ValueError: Free memory on device (3.22/4.0 GiB) on startup is less than
+    #   desired GPU memory utilization (0.9, 3.6 GiB)', labelled CUDA_OOM (the GPU lacks the
+    #   memory the engine asks for), answered APP_EXCEPTION (the ValueError's traceback);
+    # ao011: folly's '*** Signal 11 (SIGSEGV) (0x3f800000) received by PID ...' with a stack in
+    #   ProcessGroupNCCL's watchdog, labelled RANK_CRASH, answered null;
+    # ao013: Podman's 'Error: initializing source docker://nvcr.io/nim/...: Requesting bearer
+    #   token: invalid status code from registry 402 (Payment Required)' and 'Failed to pull the
+    #   image' behind '[SDN-INF]: ' prefixes, labelled POD_IMAGE_PULL, answered null;
+    # ao023: UCCL's '[WARN ... pollOnce ...] pollOnce - channel_id: 4, CQE error, wr_id=19395,
+    #   status=10 (remote access error)' then WR_FLUSH_ERR, labelled IB_ERROR, answered null;
+    # ao024: UCCL's glog 'NET/IB: read failed in ncclIbRoceGetVersionNum: Invalid argument' then
+    #   'F... Check failed: ncclIbRoceGetVersionNum(...)', labelled IB_ERROR, answered
+    #   UNCLASSIFIED_FAILURE;
+    # ao030: c10d's '[W508 ...] socket.cpp:489] [c10d] waitForInput: socket ... remote=[localhost]
+    #   :29500) timed out after 1800000ms' (the store wait behind the title's DistStoreError),
+    #   labelled RENDEZVOUS_FAILURE, answered null.
+    "fresh35.jsonl": BlindSet(
+        "ao", 33, 8, frozenset({"ao007", "ao011", "ao013", "ao023", "ao024", "ao030"})
     ),
 }
 FILES = {path.name: path for path in CORPORA}
