@@ -408,6 +408,7 @@ BLIND = {
         12,
         frozenset({"am002", "am003", "am014", "am023"}),
         spread_misses=frozenset({"am017"}),
+    ),
     # fresh34: HPC centres (Frontier/Crusher, Perlmutter, Alps, Slingshot sites, university clusters)
     #   and Chinese-language sources (GitHub issues, a blog post, two stored pages), scored at cb1a51f
     #   (src/ of 99d0ce9) with no src change: 23/30 blind, both engines, alone and spread; 3 failing
@@ -433,6 +434,7 @@ BLIND = {
         30,
         7,
         frozenset({"an002", "an005", "an008", "an010", "an011", "an015", "an025"}),
+    ),
     # fresh35: GitHub threads opened in 2025-2026 (NCCL 2.26-2.28, PyTorch 2.4-2.9, B200/GB200,
     #   verl, torchtitan, Monarch, vLLM V1, SGLang with Mooncake, UCCL, DeepEP, Ray), scored at
     #   9188bc7 (src/ of 99d0ce9) with no src change: 27/33 blind, both engines, alone and spread;
