@@ -235,3 +235,25 @@ def test_a_plugin_line_that_names_no_host_places_no_plugin_on_one(tmp_path: Path
     )
     report = _report(tmp_path, files)
     assert report["root_cause"] == "NCCL_TIMEOUT"
+
+
+def test_plugins_of_hosts_nothing_ties_together_are_a_warning(tmp_path: Path) -> None:
+    # A healthy run's EFA plugin (github.com/antonai-work DeepEP validation log,
+    # tests/fixtures/corpus/fresh33.jsonl am017) beside another cluster's internal plugin:
+    # no communicator and no naming pattern says they are one job.
+    files = {
+        "rank0.log": [
+            "deepep-efa-bench-0:69988:74244 [0] NCCL INFO NET/Plugin: Loaded net plugin "
+            "Libfabric (v12)"
+        ],
+        "rank1.log": [PLUGINS[0]],
+    }
+    report = _report(tmp_path, files)
+    assert report["root_cause"] is None
+    assert _finding(report, "NCCL_VERSION_MISMATCH")["status"] == "WARN"
+
+
+def test_plugins_of_hosts_named_alike_are_read_as_one_cluster(tmp_path: Path) -> None:
+    # NVIDIA/nccl#1634 (dev.jsonl c051): the two HGX-H100 nodes, no communicator lines
+    report = _report(tmp_path, {"rank0.log": [PLUGINS[0]], "rank1.log": [PLUGINS[1]]})
+    assert report["root_cause"] == "NCCL_VERSION_MISMATCH"

@@ -177,6 +177,25 @@ def test_word_wrapped_lines_are_joined_and_records_are_not() -> None:
     assert join_word_wrapped(own, _reading) == own
 
 
+def test_a_break_that_carried_its_space_to_the_next_line_is_joined() -> None:
+    # github.com/vllm-project/aibrix thread (tests/fixtures/corpus/fresh30.jsonl aj015): Ray's
+    # memory-monitor summary wrapped at 120 columns inside '(tasks / actors)'
+    data = (
+        b"(raylet) [DATE] (raylet) node_manager.cc:3007: 2 Workers (tasks /\n"
+        b" actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons\n"
+        b'  File "train.py", line 3\n'
+    )
+    out = join_word_wrapped(data, _reading).split(b"\n")
+    assert out[0].endswith(
+        b"2 Workers (tasks / actors) killed due to memory pressure (OOM), "
+        b"0 Workers crashed due to other reasons"
+    )
+    assert out[1:3] == [b"", b'  File "train.py", line 3']
+    # No join where nothing new is read: an indented line stays a line of its own.
+    plain = b"progress 10%\n step 2 done\n"
+    assert join_word_wrapped(plain, _reading) == plain
+
+
 def test_markdown_bold_around_a_line_is_removed_and_stars_in_text_are_kept() -> None:
     assert strip_bold(b'    **"message": "no nodes",**\n') == b'    "message": "no nodes",\n'
     assert (

@@ -89,6 +89,9 @@ def _comparable(names: dict[str, set[str]]) -> dict[str, set[str]]:
     return {key: {n for n in found if n.startswith(kind)} for key, found in names.items()}
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def _plugins_together(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) -> bool | None:
     """Whether hosts that load different net plugins are seen in one communicator (True), in
     separate ones only (False: every one of them named its communicators and no host of one
@@ -101,7 +104,12 @@ def _plugins_together(facts: Facts, plugins: dict[str, tuple[str, Occurrence]]) 
         plugin = plugins[host][0]
         if any(owner.setdefault(name, plugin) != plugin for name in names):
             return True
-    return False if len(named) == len(plugins) else None
+    if len(named) == len(plugins):
+        return False
+    # Nothing shows the hosts in one communicator: names of one pattern (HGX-H100-04 and
+    # HGX-H100-11) are read as one cluster's nodes, others as other jobs' logs side by side.
+    families = {_DIGITS.sub("#", host) for host in plugins}
+    return True if len(families) == 1 else None
 
 
 def _derive_version_mismatch(

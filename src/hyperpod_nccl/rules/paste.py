@@ -16,7 +16,8 @@ those that change the bytes the rules match:
   - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
   - typographic quotes (“ ” ‘ ’) are made ASCII ones;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
-    leaves that one space at the end of the line, and the next line goes on with no record
+    leaves that one space at the end of the line (or at the start of the next), and the next
+    line goes on with no record
     prefix of its own (no rank, host, process or time); such lines are joined when the rules
     read the whole as a message the parts do not show (the analyzer says what they read).
   A joined line is followed by an empty line for each line it absorbed, so line numbers of
@@ -160,7 +161,7 @@ def _rest_of(line: bytes, following: bytes) -> bytes | None:
     """`following` without the paste marks it shares with `line`, when it reads as the rest
     of `line` broken at a space; else None."""
     if _WORD_CUT.search(line) is None:
-        return None
+        return _space_led_rest(line, following)
     # The rest repeats the line's paste marks (an indented or quoted paste), or has none (a
     # text box wraps without indenting).
     marks = _MARKS.match(line)
@@ -169,6 +170,22 @@ def _rest_of(line: bytes, following: bytes) -> bytes | None:
     if rest[:1] in (b"", b" ", b"\t", b"\r") or not _continues(line, following):
         return None
     return None if _is_record(rest, line) else rest
+
+
+def _space_led_rest(line: bytes, following: bytes) -> bytes | None:
+    """A break that carried its space to the start of the next line ('2 Workers (tasks /' then
+    ' actors) killed ...'): the next line, its one leading space kept, when it reads as the
+    rest of `line`; else None."""
+    marks = _MARKS.match(line)
+    prefix = marks.group(0) if marks else b""
+    if prefix and following.startswith(prefix):
+        following = following[len(prefix) :]
+    if line[-1:] in (b"", b" ", b"\t", b"\r") or following[:1] != b" ":
+        return None
+    rest = following[1:]
+    if rest[:1] in (b"", b" ", b"\t", b"\r") or not _continues(line, rest):
+        return None
+    return None if _is_record(rest, line) else following
 
 
 def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
@@ -190,7 +207,7 @@ def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
 def join_word_wrapped(data: bytes, verdict: Callable[[bytes], object]) -> bytes:
     """Join lines broken at a space back into one (see the module text). `verdict` names what
     the rules read on a line (None: nothing)."""
-    if b" \n" not in data and b" \r\n" not in data:
+    if b" \n" not in data and b" \r\n" not in data and b"\n " not in data:
         return data
     crlf = b"\r\n" in data
     lines = (data.replace(b"\r\n", b"\n") if crlf else data).split(b"\n")
@@ -200,10 +217,13 @@ def join_word_wrapped(data: bytes, verdict: Callable[[bytes], object]) -> bytes:
     while i < len(lines):
         run = [lines[i]]
         while len(run) <= _MAX_ABSORBED and i + len(run) < len(lines):
-            rest = _rest_of(lines[i + len(run) - 1], lines[i + len(run)])
+            previous, following = lines[i + len(run) - 1], lines[i + len(run)]
+            rest = _rest_of(previous, following)
             if rest is None:
                 break
             run.append(rest)
+            if _WORD_CUT.search(previous) is None:
+                break  # a space-led rest ends the run: its own indent is no mark to go by
         absorbed = _join_length(run, verdict) if len(run) > 1 else 0
         out.append(b"".join(run[: absorbed + 1]) if absorbed else lines[i])
         out.extend([b""] * absorbed)
