@@ -110,28 +110,25 @@ def load_cases(path: Path) -> list[Case]:
     return [Case(r["id"], r["label"], r["log"]) for r in rows]
 
 
-# The engine every run uses ("auto": Hyperscan where installed); `--engine re` measures the
-# pure-Python engine a plain install without Hyperscan's wheel runs.
-ENGINE = {"backend": "auto"}
-
-
-def judge(case: Case, paths: Sequence[str]) -> Outcome:
-    report: dict[str, Any] = analyze_logs(paths, backend=ENGINE["backend"]).to_dict()
+def judge(case: Case, paths: Sequence[str], backend: str = "auto") -> Outcome:
+    """`backend`: "auto" (Hyperscan where installed) or "re", the pure-Python engine a plain
+    install without Hyperscan's wheel runs."""
+    report: dict[str, Any] = analyze_logs(paths, backend=backend).to_dict()
     fails = tuple(f["code"] for f in report["findings"] if f["status"] == "FAIL")
     return Outcome(case, report["root_cause"], fails)
 
 
-def run_alone(case: Case, workdir: Path) -> Outcome:
+def run_alone(case: Case, workdir: Path, backend: str = "auto") -> Outcome:
     path = workdir / f"{case.id}.log"
     path.write_text(case.log, "utf-8")
-    return judge(case, [str(path)])
+    return judge(case, [str(path)], backend)
 
 
-def run_spread(case: Case, workdir: Path) -> Outcome:
+def run_spread(case: Case, workdir: Path, backend: str = "auto") -> Outcome:
     job = workdir / f"{case.id}-spread"
     job.mkdir()
     spread_case(case.log, job, random.Random(case.id))
-    return judge(case, [str(job)])
+    return judge(case, [str(job)], backend)
 
 
 def report(title: str, outcomes: Sequence[Outcome]) -> None:
@@ -163,7 +160,7 @@ def healthy_corpus_cases() -> list[Case]:
     ]
 
 
-def run_mixed(case: Case, workdir: Path, healthy: Sequence[Case]) -> Outcome:
+def run_mixed(case: Case, workdir: Path, healthy: Sequence[Case], backend: str = "auto") -> Outcome:
     """The case's lines in one of four rank files, each file three other jobs' healthy logs
     (HEALTHY cases of the corpora): noise of many jobs, NCCL versions, plugins and hosts,
     harsher than one job's. A reading of such noise as one job shows up here."""
@@ -184,7 +181,7 @@ def run_mixed(case: Case, workdir: Path, healthy: Sequence[Case]) -> Outcome:
             at = rng.randint(0, len(noise))
             noise[at:at] = lines
         (job / f"rank{rank}.log").write_text("\n".join(noise) + "\n", "utf-8")
-    return judge(case, [str(job)])
+    return judge(case, [str(job)], backend)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -195,7 +192,6 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--engine", choices=("auto", "hyperscan", "re"), default="auto")
     parser.add_argument("corpora", nargs="*", type=Path, help="corpus files (default: all)")
     args = parser.parse_args(argv)
-    ENGINE["backend"] = args.engine
     mixed = args.mixed
     missing = [p for p in args.corpora if not p.is_file()]
     if missing:
@@ -206,10 +202,13 @@ def main(argv: Sequence[str]) -> int:
         workdir = Path(tmp)
         for path in corpora:
             cases = load_cases(path)
-            report(f"{path.name} alone", [run_alone(c, workdir) for c in cases])
-            report(f"{path.name} spread", [run_spread(c, workdir) for c in cases])
+            report(f"{path.name} alone", [run_alone(c, workdir, args.engine) for c in cases])
+            report(f"{path.name} spread", [run_spread(c, workdir, args.engine) for c in cases])
             if mixed:
-                report(f"{path.name} mixed", [run_mixed(c, workdir, healthy) for c in cases])
+                report(
+                    f"{path.name} mixed",
+                    [run_mixed(c, workdir, healthy, args.engine) for c in cases],
+                )
     return 0
 
 

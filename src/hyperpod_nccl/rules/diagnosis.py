@@ -437,14 +437,7 @@ def _explained_by(builder: FindingBuilder, codes: set[str], catalog: Catalog) ->
         return False
     if any(builder.code in catalog.registry[code].explains for code in codes):
         return True
-    for rule_id in builder.contributions:
-        try:
-            explainers = catalog.rule(rule_id).explained_by
-        except KeyError:  # derived evidence
-            return False
-        if not set(explainers) & codes:
-            return False
-    return True
+    return all(explainers & codes for explainers in _rule_explainers(builder, catalog))
 
 
 def _settle_generic(builders: dict[str, FindingBuilder], catalog: Catalog) -> None:

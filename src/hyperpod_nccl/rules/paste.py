@@ -162,24 +162,25 @@ def _rest_of(line: bytes, following: bytes) -> bytes | None:
     of `line` broken at a space; else None."""
     if _WORD_CUT.search(line) is None:
         return _space_led_rest(line, following)
-    # The rest repeats the line's paste marks (an indented or quoted paste), or has none (a
-    # text box wraps without indenting).
-    marks = _MARKS.match(line)
-    prefix = marks.group(0) if marks else b""
-    rest = following[len(prefix) :] if following.startswith(prefix) else following
+    rest = _without_marks(line, following)
     if rest[:1] in (b"", b" ", b"\t", b"\r") or not _continues(line, following):
         return None
     return None if _is_record(rest, line) else rest
+
+
+def _without_marks(line: bytes, following: bytes) -> bytes:
+    """`following` without the paste marks of `line` (an indented or quoted paste repeats
+    them on every line; a text box wraps without indenting, so it may have none)."""
+    marks = _MARKS.match(line)
+    prefix = marks.group(0) if marks else b""
+    return following[len(prefix) :] if following.startswith(prefix) else following
 
 
 def _space_led_rest(line: bytes, following: bytes) -> bytes | None:
     """A break that carried its space to the start of the next line ('2 Workers (tasks /' then
     ' actors) killed ...'): the next line, its one leading space kept, when it reads as the
     rest of `line`; else None."""
-    marks = _MARKS.match(line)
-    prefix = marks.group(0) if marks else b""
-    if prefix and following.startswith(prefix):
-        following = following[len(prefix) :]
+    following = _without_marks(line, following)
     if line[-1:] in (b"", b" ", b"\t", b"\r") or following[:1] != b" ":
         return None
     rest = following[1:]
