@@ -461,6 +461,14 @@ BLIND = {
     #   After their fixes (vLLM's memory check, folly's signal line, a registry's token
     #   refusal, verbs words in UCCL, glog's 8-digit date, c10d's SocketImpl): none.
     "fresh35.jsonl": BlindSet("ao", 33, 8, frozenset()),
+    # fresh36: LLM fine-tuning toolkits and model repositories (ms-swift, LlamaFactory, FastChat,
+    #   LLaVA, Qwen, Baichuan, xtuner, alpaca, unsloth, accelerate), scored with src/ of 83a899f
+    #   and no src change: 21/22 blind, both engines, alone and spread; 1 failing log answered
+    #   null, no FAIL on the 3 healthy logs.
+    # ap010: zsh's job line '[1]    26478 killed     python test.py' glued to a 'Loading
+    #   checkpoint shards: 0%' bar (Baichuan2 loading into RAM, the maintainer pointing at the
+    #   pod's memory limit), labelled CONTAINER_OOM as f075's bare 'Killed', answered null.
+    "fresh36.jsonl": BlindSet("ap", 22, 3, frozenset({"ap010"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
