@@ -469,6 +469,31 @@ BLIND = {
     #   checkpoint shards: 0%' bar (Baichuan2 loading into RAM, the maintainer pointing at the
     #   pod's memory limit), labelled CONTAINER_OOM as f075's bare 'Killed', answered null.
     "fresh36.jsonl": BlindSet("ap", 22, 3, frozenset({"ap010"})),
+    # fresh37: RL post-training stacks and their weight sync (OpenRLHF, verl, SkyRL, AReaL, slime
+    #   and AgentRL-style NCCL weight groups, TRL's PyNcclCommunicator, SGLang's weight-update group,
+    #   vLLM sleep mode, prime-rl, NeMo RL, hivemind), scored at 2466696/0f36344 (src/ of 83a899f)
+    #   with no src change: 15/21 blind, both engines, alone and spread; 2 failing logs answered
+    #   null, no FAIL on the 4 healthy logs.
+    # aq007: SGLang's init_weights_update_group barrier, 'store->get('0') got error: failed to format
+    #   addr, unknown family=0' (the c10d store exchange of the ncclUniqueId broke), labelled
+    #   RENDEZVOUS_FAILURE as x026/q004's store->get errors, answered PEER_EXITED;
+    # aq008: vLLM sleep mode's 'RuntimeError: CUDA Error: out of memory at
+    #   /workspace/csrc/cumem_allocator.cpp:62' at the end of a wake_up traceback, labelled CUDA_OOM
+    #   as aj016, answered APP_EXCEPTION (the traceback);
+    # aq009: the flight recorder's 'Received a dump signal due to a collective timeout from this
+    #   local rank' (labelled NCCL_TIMEOUT as ah018) beside 'Could not acquire GIL within 300 ms on
+    #   exit, possible GIL induced hang', answered WATCHDOG_HANG;
+    # aq015: prime-rl's launcher 'ERROR Error: Trainer failed with exit code 1' after 'Initializing
+    #   NCCL broadcast', labelled APP_EXCEPTION as exit-code-1 summaries (x115), answered null;
+    # aq018: vLLM's Ray executor 'The number of required GPUs exceeds the total number of available
+    #   GPUs in the placement group' then 'Waiting for creating a placement group of specs for 10
+    #   seconds', labelled POD_PENDING_RESOURCES (the closest code), answered null;
+    # aq020: Ray's actor exit record (SYSTEM_ERROR, End of file) then the Ray job's 'Job entrypoint
+    #   command failed with exit code 1', labelled PEER_EXITED as m022/m023 (the dead actor explains
+    #   the exit code; the label is the debatable side), answered APP_EXCEPTION.
+    "fresh37.jsonl": BlindSet(
+        "aq", 21, 4, frozenset({"aq007", "aq008", "aq009", "aq015", "aq018", "aq020"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
