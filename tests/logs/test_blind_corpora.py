@@ -494,6 +494,24 @@ BLIND = {
     "fresh37.jsonl": BlindSet(
         "aq", 21, 4, frozenset({"aq007", "aq008", "aq009", "aq015", "aq018", "aq020"})
     ),
+    # fresh38: Kubernetes and cloud ML platforms (Flyte, Ray/KubeRay, Kubeflow SDK and Trainer,
+    #   HAMi, OpenPAI, the GPU operator, OpenShift AI, GKE cluster-toolkit, Cortex, RunPod), scored
+    #   with src/ of 83a899f and no src change: 15/19 blind, both engines, alone and spread; 1
+    #   failing log answered null (ar004), no FAIL on the 3 healthy logs.
+    # ar003: the Kubeflow SDK report's abridged c10d line '[E socket.cpp:1019] The client socket has
+    #   timed out after 900000ms while trying to connect' (no '(host, port)' tail), labelled
+    #   NET_UNREACHABLE as x028/o010, answered UNCLASSIFIED_FAILURE;
+    # ar004: kube-scheduler's klog line '"Unable to schedule pod; no fit; waiting" ... err="0/4 nodes
+    #   are available: 3 node unregistered. preemption: ..."' (HAMi's reason, not the
+    #   FailedScheduling event's 'Insufficient nvidia.com/gpu'), labelled POD_PENDING_RESOURCES,
+    #   answered null;
+    # ar009: 'kubectl get pods' rows 'Evicted   oct-03-09-compute   Pod The node had condition:
+    #   [DiskPressure].', labelled DISK_FULL with the eviction in also as p009, answered
+    #   EXTERNAL_SIGNAL (the eviction read, the node's disk pressure not);
+    # ar016: '(EngineCore pid=652) (raylet) A worker died or was killed while executing a task ...'
+    #   (the reporter's own '...' where Ray's wording goes on) then vLLM's 'RayWorkerProc rank=[2]
+    #   died unexpectedly' and EngineDeadError, labelled PEER_EXITED as m022, answered APP_EXCEPTION.
+    "fresh38.jsonl": BlindSet("ar", 19, 3, frozenset({"ar003", "ar004", "ar009", "ar016"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
