@@ -461,6 +461,16 @@ BLIND = {
     #   After their fixes (vLLM's memory check, folly's signal line, a registry's token
     #   refusal, verbs words in UCCL, glog's 8-digit date, c10d's SocketImpl): none.
     "fresh35.jsonl": BlindSet("ao", 33, 8, frozenset()),
+    # fresh39: GPU, driver, fabric and host-level failures and healthy diagnostics (NVIDIA kernel
+    #   driver Xid/GSP/RmInitAdapter lines, PCIe AER, amdgpu page faults, perftest, nvbandwidth,
+    #   p2pBandwidthLatencyTest, gpu-burn, DCGM and dcgm-exporter), scored at 83a899f (src/ of
+    #   main) with no src change; gathering in progress (first 22 cases).
+    "fresh39.jsonl": BlindSet(
+        "as",
+        22,
+        7,
+        frozenset({"as006", "as007", "as008", "as010", "as015", "as016", "as022"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
