@@ -512,6 +512,57 @@ BLIND = {
     #   (the reporter's own '...' where Ray's wording goes on) then vLLM's 'RayWorkerProc rank=[2]
     #   died unexpectedly' and EngineDeadError, labelled PEER_EXITED as m022, answered APP_EXCEPTION.
     "fresh38.jsonl": BlindSet("ar", 19, 3, frozenset({"ar003", "ar004", "ar009", "ar016"})),
+    # fresh39: GPU, driver, fabric and host-level failures and healthy diagnostics (NVIDIA kernel
+    #   driver Xid/GSP/RmInitAdapter lines, PCIe AER, amdgpu page faults, perftest, UCX verbs,
+    #   nvbandwidth, p2pBandwidthLatencyTest, gpu-burn, DCGM, dcgm-exporter, NVSentinel, gpud,
+    #   ibstat, HIP on ROCm), scored at 83a899f (src/ of main) with no src change: 25/38 blind,
+    #   both engines alike, alone and spread; 10 failing logs answered null.
+    # as006: 'NVRM: GPU at 0000:01:00.0 has fallen off the bus.' in dmesg (GPU_XID, null);
+    # as007: perftest 'Completion with error at client' / 'Failed status 4: wr_id 0 syndrom 0x51'
+    #   (IB_ERROR, null); as008: the same as one line with 'Failed status 12' (IB_ERROR, null);
+    # as010: ib_write_bw 'Couldn't connect to 192.168.125.211:18515' / 'Unable to init the socket
+    #   connection' (perftest's TCP control connection; NET_UNREACHABLE, null);
+    # as015: AER 'Multiple Uncorrected (Fatal) error received' on the GPU's root port and
+    #   'nvidia ...: AER: can't recover (no error_detected callback)' (GPU_XID, debatable: no Xid
+    #   line; null);
+    # as016 (HEALTHY): nv-hostengine's '[[NvSwitch]] Could not load NVSDM' / 'Could not load
+    #   NSCQ' ERROR lines on a host without NVSwitches answered NVLINK_ERROR as a FAIL, so the
+    #   no-FAIL-on-healthy check below fails for it;
+    # as022: amdgpu '[gfxhub0] no-retry page fault ... for process pt_main_thread' with
+    #   VM_L2_PROTECTION_FAULT_STATUS (GPU_XID as i003/i004's amdgpu reports, null);
+    # as023: async-rdma's 'ibv_reg_mr err ... Os { code: 12, kind: OutOfMemory, message: "Cannot
+    #   allocate memory" }', labelled MEMLOCK as x057, answered IB_ERROR (debatable);
+    # as025: NVSentinel's fault-quarantine JSON '"message":"GPU has fallen off the bus (XID 79).
+    #   Node requires reboot."' (GPU_XID, null);
+    # as027: ibstat 'State: Down' / 'Physical state: Polling' on mlx5_10 (IB_ERROR, null);
+    # as029: XLA 'failed call to hipInit: HIP_ERROR_NoDevice' ... 'no ROCM devices found'
+    #   (CUDA_ERROR as an009, null);
+    # as030: rccl-tests 'Test HIP failure common.cu:1129 'hipErrorInvalidDevice'' in prose
+    #   (CUDA_ERROR, null);
+    # as035: strace 'open("/dev/shm/Intel_MPI_LECnRQ", ...)' then 'write(12, ...) = -1 ENOSPC
+    #   (No space left on device)', labelled SHM_TOO_SMALL, answered DISK_FULL.
+    "fresh39.jsonl": BlindSet(
+        "as",
+        38,
+        10,
+        frozenset(
+            {
+                "as006",
+                "as007",
+                "as008",
+                "as010",
+                "as015",
+                "as016",
+                "as022",
+                "as023",
+                "as025",
+                "as027",
+                "as029",
+                "as030",
+                "as035",
+            }
+        ),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
