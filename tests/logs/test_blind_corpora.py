@@ -60,7 +60,8 @@ BLIND = {
     #   NCCL retries a refused connect (socket.h prints it every 1,000 tries) and warns only
     #   when it gives up, which the excerpt does not reach; healthy runs print it while a peer
     #   starts, so alone it stays benign.
-    "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u002", "u017"})),
+    #   After stop 17's loopback and link-local IPv4 connects (nccl-connect-link-local): u017.
+    "fresh9.jsonl": BlindSet("u", 27, 6, frozenset({"u017"})),
     # fresh10: GitHub threads of long-tail repositories (JAX/XLA, TensorFlow, Horovod, Chainer,
     #   Paddle, RCCL, research code, Chinese-language reports), scored at c4174c7.
     # v040 (HEALTHY): fairseq on two nodes with NCCL_SOCKET_IFNAME=eth0,docker0, 'NET/Socket :
@@ -309,8 +310,9 @@ BLIND = {
     #   After fefa5a7 (failure lines named from their words, kernel trace frames, DataParallel's
     #   OutOfMemoryError, SageMaker's exit code, nccl-tests' NCCL failure): ag003 (the label is
     #   the debatable side, as u002) and ag017 (libfabric's 'Bad queue pair (QP) number', which
-    #   the rule efa-peer-gone reads as a peer gone, as other sets label it) stand.
-    "fresh27.jsonl": BlindSet("ag", 30, 8, frozenset({"ag003", "ag017"})),
+    #   the rule efa-peer-gone reads as a peer gone, as other sets label it) stand; after stop
+    #   17's loopback and link-local IPv4 connects, ag017 alone.
+    "fresh27.jsonl": BlindSet("ag", 30, 8, frozenset({"ag017"})),
     # fresh28: training frameworks' multi-GPU and multi-node failures (accelerate, DeepSpeed's
     #   launcher, verl, OpenRLHF, axolotl, Megatron-LM, NeMo/NeMo-RL, Colossal-AI, Lightning, peft
     #   on SageMaker, Ray Train), scored at 7e13149/3addaa9 (same src/) with no src change: 25/25
@@ -435,8 +437,9 @@ BLIND = {
         30,
         7,
         # after their fixes (HIP's out-of-memory enums, Hydra's EXIT CODE 9, a full-width
-        # colon): an002 and an005 stand (both debatable labels)
-        frozenset({"an002", "an005"}),
+        # colon): an002 and an005 stand (both debatable labels); after stop 17's loopback
+        # and link-local IPv4 connects, an002 alone
+        frozenset({"an002"}),
     ),
     # fresh35: GitHub threads opened in 2025-2026 (NCCL 2.26-2.28, PyTorch 2.4-2.9, B200/GB200,
     #   verl, torchtitan, Monarch, vLLM V1, SGLang with Mooncake, UCCL, DeepEP, Ray), scored at

@@ -125,3 +125,62 @@ def test_a_one_letter_info_level_names_nothing(backend: str) -> None:
     line = "[TRT-LLM] [I] NVLinkOneSided not available: Invalid Argument"
     reading = ANALYZERS[backend].reading(line.encode())
     assert reading is None or reading[1] is None, reading
+
+
+def test_an_exception_whose_message_names_what_failed_is_that_failure(tmp_path: Path) -> None:
+    # github.com/verl-project/verl (tests/fixtures/corpus/fresh37.jsonl aq008): vLLM's cumem
+    # allocator raises with CUDA's own out-of-memory text, which no CUDA rule's shape reads
+    report = _report(
+        tmp_path,
+        "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+    )
+    assert report["root_cause"] == "CUDA_OOM"
+    finding = next(f for f in report["findings"] if f["code"] == "CUDA_OOM")  # type: ignore[attr-defined]
+    assert finding["details"]["inferred"] is True
+
+
+def test_an_exception_naming_a_device_stays_the_programs_error(tmp_path: Path) -> None:
+    # github.com/pytorch/pytorch (tests/fixtures/corpus/fresh26.jsonl af029): 'cuda:1' names
+    # a device, not a failed CUDA call
+    report = _report(
+        tmp_path,
+        "[rank1]: RuntimeError: Expected all tensors to be on the same device, but found at "
+        "least two devices, cpu and cuda:1!",
+    )
+    assert report["root_cause"] == "APP_EXCEPTION"
+
+
+def test_an_inferred_exception_yields_to_a_classified_failure(tmp_path: Path) -> None:
+    report = _report(
+        tmp_path,
+        "[rank0]:[E1201 10:11:12.000000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught "
+        "collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.",
+        "ConnectionResetError: [Errno 104] Connection reset by peer",
+    )
+    assert report["root_cause"] == "NCCL_TIMEOUT"
+
+
+@pytest.mark.parametrize(
+    ("why", "code"),
+    [
+        # github.com/sgl-project/sglang/issues/4096 (fresh37 aq007)
+        ("failed to format addr, unknown family=0", "RENDEZVOUS_FAILURE"),
+        # tests/fixtures/corpus b071
+        (
+            "Connection reset by peer. This may indicate a possible application crash on rank 0 "
+            "or a network set up issue.",
+            "PEER_EXITED",
+        ),
+    ],
+)
+def test_a_failed_unique_id_exchange_is_named_by_the_stores_error(
+    tmp_path: Path, why: str, code: str
+) -> None:
+    report = _report(
+        tmp_path,
+        "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving "
+        f"ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got "
+        f"error: {why}",
+    )
+    assert report["root_cause"] == code

@@ -60,10 +60,21 @@ def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
 _EXIT_STATUS_EXCEPTIONS = frozenset({"ProcessExitedException"})
 
 
+# Words of CUDA in an exception's message most often name a device ('cuda:1'), not a failed
+# CUDA call: the CUDA rules read those calls' own messages.
+_EXCEPTION_TOPICS_SKIPPED = frozenset({"CUDA_ERROR"})
+
+
 def classify_python_exception(captures: dict[str, str]) -> Classification | None:
-    """A Python exception that ends the process, unless it only reports a child's exit."""
+    """A Python exception that ends the process, unless it only reports a child's exit; an
+    exception whose message names what failed (rules/topics.py) is that failure, inferred."""
     name = captures.get("exception") or captures.get("exception2") or ""
-    return None if name in _EXIT_STATUS_EXCEPTIONS else ("APP_EXCEPTION", Status.FAIL)
+    if name in _EXIT_STATUS_EXCEPTIONS:
+        return None
+    topic = failure_topic(captures.get("message") or "")
+    if topic and topic not in _EXCEPTION_TOPICS_SKIPPED:
+        return topic, Status.FAIL
+    return "APP_EXCEPTION", Status.FAIL
 
 
 # Signal numbers (Linux) by what their death means here: SIGKILL is the OOM killer's; a fault
@@ -86,6 +97,18 @@ def classify_hydra_signal(captures: dict[str, str]) -> Classification | None:
     signal = captures.get("signal", "")
     code = _SIGNAL_CODES.get(int(signal)) if signal.isdigit() else None
     return (code, Status.FAIL) if code else None
+
+
+def classify_store_error(captures: dict[str, str]) -> Classification:
+    """The store's own error under a failed exchange through it: a peer gone, a connection or
+    a name that failed, else the exchange (the rendezvous) failed."""
+    topic = failure_topic(captures.get("why") or "")
+    if topic in _STORE_ERROR_TOPICS:
+        return topic, Status.FAIL
+    return "RENDEZVOUS_FAILURE", Status.FAIL
+
+
+_STORE_ERROR_TOPICS = frozenset({"PEER_EXITED", "NET_UNREACHABLE", "MASTER_ADDR_DNS"})
 
 
 # Generic failure lines (the catalog's last rules): the code their words point at
@@ -127,9 +150,16 @@ CLASSIFIERS: dict[str, Classifier] = {
     "connect_retry": _captures_only(classify_connect_retry),
     "python_exception": _captures_only(classify_python_exception),
     "hydra_signal": _captures_only(classify_hydra_signal),
+    "store_error": _captures_only(classify_store_error),
     "failure_line": classify_failure_line,
     "error_level": classify_error_level,
     "failure_words": classify_failure_words,
 }
-# The classifiers whose codes are inferred from a line's words, not read from its shape.
-INFERRING = frozenset({"failure_line", "error_level", "failure_words"})
+# The classifiers whose codes are inferred from a line's words, not read from its shape, each
+# with the codes it reads from the shape (a traceback's last line is APP_EXCEPTION by its shape).
+INFERRING: dict[str, frozenset[str]] = {
+    "failure_line": frozenset(),
+    "error_level": frozenset(),
+    "failure_words": frozenset(),
+    "python_exception": frozenset({"APP_EXCEPTION"}),
+}

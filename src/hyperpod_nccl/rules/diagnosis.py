@@ -419,15 +419,16 @@ UNCLASSIFIED = "UNCLASSIFIED_FAILURE"
 def _inferred(builder: FindingBuilder, catalog: Catalog) -> bool:
     """Made only by generic failure lines whose words named the code (rules/topics.py)."""
     return builder.code != UNCLASSIFIED and all(
-        _infers(catalog, rule_id) for rule_id in builder.contributions
+        _infers(catalog, rule_id, builder.code) for rule_id in builder.contributions
     )
 
 
-def _infers(catalog: Catalog, rule_id: str) -> bool:
+def _infers(catalog: Catalog, rule_id: str, code: str) -> bool:
     try:
-        return catalog.rule(rule_id).classify in INFERRING
+        shape_codes = INFERRING.get(catalog.rule(rule_id).classify or "")
     except KeyError:  # derived evidence
         return False
+    return shape_codes is not None and code not in shape_codes
 
 
 def _explained_by(builder: FindingBuilder, codes: set[str], catalog: Catalog) -> bool:
