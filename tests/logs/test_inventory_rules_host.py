@@ -58,6 +58,10 @@ DERIVED = [
     ("kernel-open/nvidia/nv.c", 1527),
     ("src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c", 2375),
     ("src/nvidia/arch/nvalloc/unix/src/osapi.c", 1221),
+    # gpu-unsupported-by-driver, gpu-probe-failed
+    ("src/nvidia/arch/nvalloc/unix/src/osapi.c", 3749),
+    ("src/nvidia/arch/nvalloc/unix/src/osapi.c", 3712),
+    *[("kernel-open/nvidia/nv.c", line) for line in (946, 968, 976)],
     ("src/common/nvswitch/kernel/inc/common_nvswitch.h", 163),
     # k8s-image-pull, k8s-failed-scheduling, k8s-evicted, k8s-ephemeral-storage-limit,
     # k8s-stopped-by-kubelet
