@@ -561,6 +561,30 @@ BLIND = {
     #   searches returned in these repositories were already in a set or showed the key line only in
     #   a title, in prose or past the stored excerpt.
     "fresh40.jsonl": BlindSet("at", 8, 2, frozenset(), spread_misses=frozenset()),
+    # fresh41: non-PyTorch and non-LLM users of NCCL and their launchers (JAX/XLA, TensorFlow
+    #   collectives, horovod, MXNet, DGL/GraphStorm, diffusion training), scored with src/ that
+    #   of 83d636b and no src change: alone 10/18 both engines. Misses:
+    # au001: DRIVER_MISMATCH, answered CUDA_ERROR: NCCL 'init.cc:255 NCCL WARN Cuda failure
+    #   'CUDA driver is a stub library'' (cudaErrorStubLibrary: the toolkit's stub libcuda loaded);
+    # au004: RENDEZVOUS_FAILURE, null: XLA 'client.cc:96] Coordination service agent in error
+    #   status: DEADLINE_EXCEEDED' after CoordinationService/RegisterTask 'Deadline Exceeded';
+    # au005: RENDEZVOUS_FAILURE, null: the JAX coordination service's 'Stopping coordination
+    #   service as cluster registration failed' / 'Barrier timed out. Id: [Init]Wait_for_all_...';
+    # au006: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: 'XlaRuntimeError: DEADLINE_EXCEEDED:
+    #   Barrier timed out. Barrier_id: multihost_broadcast_sync0. Timed out task names:';
+    # au007: NCCL_INVALID_USAGE, answered APP_EXCEPTION: XLA 'nccl_all_reduce_thunk.cc:162: NCCL
+    #   operation ncclAllReduce(...) failed: invalid usage';
+    # au011: NCCL_INVALID_USAGE, null: TensorFlow 'Collective Op  has group_size 8 and group_key2
+    #   but that group has size 4' (debatable: TF's collective, not NCCL's);
+    # au014: RANK_CRASH, null: MXNet's signal handler 'Segmentation fault: 11' then 'Stack trace:';
+    # au015: NCCL_TIMEOUT, null: XLA 'rendezvous.cc:38] This thread has been waiting for
+    #   `initialize clique for rank 6; ...` for 10 seconds and may be stuck'.
+    "fresh41.jsonl": BlindSet(
+        "au",
+        18,
+        4,
+        frozenset({"au001", "au004", "au005", "au006", "au007", "au011", "au014", "au015"}),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
