@@ -585,6 +585,16 @@ BLIND = {
         4,
         frozenset({"au001", "au004", "au005", "au006", "au007", "au011", "au014", "au015"}),
     ),
+    # fresh42: forum and Q&A topic (discuss.pytorch.org, NVIDIA forums, repost.aws, Stack
+    #   Overflow...), but the stored pages held no new forum thread with a pasted log, so all 18
+    #   come from GitHub threads (DeepSpeed, NCCL, nccl-tests, cuML, tinygrad's P2P driver,
+    #   ColossalAI, mmsegmentation, Ray Lightning, benchmark-ai, prime-rl...); scored with src/
+    #   of 83d636b and no src change: 18/18 blind, both engines, alone and spread; no failing
+    #   log answered null, no FAIL on the 4 healthy logs.
+    #   Mixed only (benchmarks/corpus_accuracy.py --mixed, not tested here): av017, mmsegmentation's
+    #   two '_ALLGATHER_BASE' watchdog timeouts, answered SOCKET_IFNAME from filler ae010's
+    #   single-host 'Bootstrap : Using [0]lo:127.0.0.1<0>' in another rank file.
+    "fresh42.jsonl": BlindSet("av", 18, 4, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
