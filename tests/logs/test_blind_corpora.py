@@ -595,6 +595,14 @@ BLIND = {
     #   two '_ALLGATHER_BASE' watchdog timeouts, answered SOCKET_IFNAME from filler ae010's
     #   single-host 'Bootstrap : Using [0]lo:127.0.0.1<0>' in another rank file.
     "fresh42.jsonl": BlindSet("av", 18, 4, frozenset()),
+    # fresh43: healthy-heavy (nccl-tests and nvbandwidth outputs that passed, aws-ofi-nccl/rccl
+    #   provider lines on Slingshot, DeepSpeed's op warnings with ANSI codes, NCCL init INFO
+    #   lines, a multi-node PASS summary) and failures that look like healthy runs (watchdog
+    #   timeouts after hours of progress bars, 'system not yet initialized' under mpirun, NCCL's
+    #   'Cuda failure 3' among bootstrap INFO lines, a c10d connect timeout), scored at 40011ba
+    #   (src/ of 83d636b) with no src change: 16/16 blind, both engines, alone, spread and mixed;
+    #   no failing log answered null, no FAIL or WARN on the 10 healthy logs. No misses.
+    "fresh43.jsonl": BlindSet("aw", 16, 10, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
