@@ -603,6 +603,20 @@ BLIND = {
     #   (src/ of 83d636b) with no src change: 16/16 blind, both engines, alone, spread and mixed;
     #   no failing log answered null, no FAIL or WARN on the 10 healthy logs. No misses.
     "fresh43.jsonl": BlindSet("aw", 16, 10, frozenset()),
+    # fresh46: newest hardware and software (B200/B300/GB200 fabric state, HGX B200 fabric
+    #   manager, nvidia-imex in a ComputeDomain pod, NCCL 2.29/2.30 symmetric memory and window
+    #   registration, PyTorch symmetric memory, fabric-handle cuMemCreate), scored at 7f8ffc8
+    #   (src/ of 6a06517) with no src change: 8/12 blind, both engines, alone, spread and mixed;
+    #   az004, az006 and az008 answered null; no FAIL on the 3 healthy logs.
+    # az004: NCCL_INVALID_USAGE, null: register.cc's 'NCCL WARN Deregister: Could not find handle'
+    #   then c10d's 'Failed to deregister segment handle 0x640000d048 on ncclComm_ 0x8f320a0';
+    # az005: CUDA_ERROR, answered NVLINK_ERROR: Mooncake's 'NvlinkTransport: cuMemCreate failed:
+    #   800' (800 is CUDA_ERROR_NOT_PERMITTED; CUDA_ERROR also FAILs, from the reporter's decoding);
+    # az006: CUDA_ERROR, null: DeepEP's "call='cuMemCreate(&handle, size, &fabric_prop_, 0)'
+    #   Reason=operation not permitted" glued to a Chinese lead-in;
+    # az008: NVLINK_ERROR, null: nvidia-smi's Fabric block 'Status : Insufficient Resources' with
+    #   'CliqueId : 0' and a zero ClusterUUID.
+    "fresh46.jsonl": BlindSet("az", 12, 3, frozenset({"az004", "az005", "az006", "az008"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
