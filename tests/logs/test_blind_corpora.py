@@ -678,6 +678,21 @@ BLIND = {
         ),
         spread_misses=frozenset(),
     ),
+    # fresh47: data, checkpoint and storage side of training (FSDP/DCP/DeepSpeed/Megatron saves that
+    #   hang or crash, async DCP staging errors, ENOSPC in dataset caches, /dev/shm torch_* files,
+    #   host OOM at save time, a FUSE mount gone, healthy saves with deprecation warnings), scored
+    #   at 2dc66fb (src/ of 6a06517) with no src change: alone 22/24 and spread 22/24, both
+    #   engines; 1 failing log answered null; no FAIL on the 5 healthy logs. Misses:
+    # ba007: RANK_CRASH, null: '!!!!!!! Segfault encountered !!!!!!!' then a native stack in
+    #   crc32_16bytes / PyTorchStreamWriter::writeRecord while Megatron saved optimizer state;
+    # ba014: NETWORK_FS_UNAVAILABLE, answered APP_EXCEPTION: 'OSError: [Errno 107] Transport
+    #   endpoint is not connected' writing last.ckpt to the Colab Google Drive FUSE mount.
+    #   Mixed only (benchmarks/corpus_accuracy.py --mixed, not tested here): ba003, DeepSpeed's
+    #   optimizer-state save ALLREDUCE watchdog timeouts, answered SOCKET_IFNAME from filler
+    #   ae010's 'Bootstrap : Using [0]lo:127.0.0.1<0>' in another rank file (as av017).
+    "fresh47.jsonl": BlindSet(
+        "ba", 24, 5, frozenset({"ba007", "ba014"}), spread_misses=frozenset()
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
