@@ -22,6 +22,8 @@ for _t in load_templates():
 # (repo, file, line) of templates a rule was added or widened for, with the source each
 # rule's comment in catalog.yaml cites.
 DERIVED = [
+    # nccl-invalid-usage: deregistering a handle the communicator does not hold
+    ("NVIDIA/nccl", "src/register/register.cc", 187),
     # verbs-create-qp-bare: the errno-less verbs failure of NCCL before 2.14
     ("NVIDIA/nccl", "src/misc/ibvwrap.cc", 152),
     # torch-checkpoint-write-failed: torch.save's writers

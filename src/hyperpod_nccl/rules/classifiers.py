@@ -4,6 +4,7 @@ show the line is no failure at all (a retry that is not the last)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from hyperpod_nccl.model import Status
@@ -26,6 +27,8 @@ _CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
     ("driver version is insufficient", "DRIVER_MISMATCH"),
     ("driver on your system is too old", "DRIVER_MISMATCH"),
     ("forward compatibility was attempted", "DRIVER_MISMATCH"),
+    ("unsupported display driver", "DRIVER_MISMATCH"),
+    ("stub library", "DRIVER_MISMATCH"),
     ("no cuda-capable device", "GPU_ACCESS_LOST"),
     # CUresult names, read with their underscores as spaces (CUDA_ERROR_ECC_UNCORRECTABLE)
     ("ecc uncorrectable", "GPU_ECC"),
@@ -111,6 +114,70 @@ def classify_store_error(captures: dict[str, str]) -> Classification:
 _STORE_ERROR_TOPICS = frozenset({"PEER_EXITED", "NET_UNREACHABLE", "MASTER_ADDR_DNS"})
 
 
+# ncclGetErrorString's texts (NVIDIA/nccl src/misc/utils.cc), as another program quotes a
+# failed call's result; 'unhandled system error' and 'internal error' name no cause.
+_NCCL_RESULTS: tuple[tuple[str, str], ...] = (
+    ("unhandled cuda error", "CUDA_ERROR"),
+    ("invalid usage", "NCCL_INVALID_USAGE"),
+    ("invalid argument", "NCCL_INVALID_USAGE"),
+    ("remote process exited", "PEER_EXITED"),
+)
+
+
+# The canonical codes of an absl / gRPC status, as TensorFlow and XLA print them ('Unavailable:
+# ...', 'UNAVAILABLE: ...', 'Invalid argument: ...'), and what each means for a collective.
+_STATUS_CODES: tuple[tuple[str, str], ...] = (
+    ("unavailable: socket closed", "PEER_EXITED"),
+    ("unavailable: connection reset", "PEER_EXITED"),
+    ("unavailable: failed to connect", "NET_UNREACHABLE"),
+    ("resource exhausted: out of memory", "CUDA_OOM"),
+    ("invalid argument", "APP_EXCEPTION"),
+    ("failed precondition", "APP_EXCEPTION"),
+    ("out of range", "APP_EXCEPTION"),
+)
+
+
+def classify_status_error(captures: dict[str, str]) -> Classification:
+    """The status a collective was aborted with: its code (and for Unavailable, its text)
+    says whether a peer went away, a connection failed or the step's own op failed."""
+    status = (captures.get("why") or captures.get("why2") or "").lower().replace("_", " ")
+    for needle, code in _STATUS_CODES:
+        if status.startswith(needle):
+            return code, Status.FAIL
+    return failure_topic(status) or "UNCLASSIFIED_FAILURE", Status.FAIL
+
+
+# CUresult numbers (cuda.h) whose failure names a cause; 800 and the rest are CUDA errors.
+_CU_RESULTS = {2: "CUDA_OOM", 214: "GPU_ECC", 802: "NVLINK_ERROR", 803: "DRIVER_MISMATCH"}
+_CU_CALL_FAILED = re.compile(r"\bcu[A-Z][A-Za-z0-9_]* failed")
+_IB_TRANSPORTS = re.compile(r"ibrc|ibgda|ibdevx|\bib\b", re.IGNORECASE)
+
+
+def classify_nvshmem_error(captures: dict[str, str]) -> Classification:
+    """An NVSHMEM error check: a CUDA driver call's CUresult, else the transport that failed
+    (verbs or libfabric), else the message's own words."""
+    message = captures.get("message") or captures.get("message2") or ""
+    status = captures.get("status") or ""
+    if _CU_CALL_FAILED.search(message):
+        number = int(status) if status.lstrip("-").isdigit() else 0
+        return _CU_RESULTS.get(number, "CUDA_ERROR"), Status.FAIL
+    where = " ".join(captures.get(k) or "" for k in ("file", "file2", "transport"))
+    if "libfabric" in where.lower():
+        return "EFA_ERROR", Status.FAIL
+    if _IB_TRANSPORTS.search(where):
+        return "IB_ERROR", Status.FAIL
+    return failure_topic(message) or "UNCLASSIFIED_FAILURE", Status.FAIL
+
+
+def classify_nccl_result(captures: dict[str, str]) -> Classification:
+    """A NCCL call's result string, quoted by the program that made the call."""
+    result = (captures.get("result") or "").lower()
+    for needle, code in _NCCL_RESULTS:
+        if result.startswith(needle):
+            return code, Status.FAIL
+    return "UNCLASSIFIED_FAILURE", Status.FAIL
+
+
 # Generic failure lines (the catalog's last rules): the code their words point at
 # (rules/topics.py), else what each kind of line is without one.
 def classify_failure_line(captures: dict[str, str], text: str) -> Classification:
@@ -151,6 +218,9 @@ CLASSIFIERS: dict[str, Classifier] = {
     "python_exception": _captures_only(classify_python_exception),
     "hydra_signal": _captures_only(classify_hydra_signal),
     "store_error": _captures_only(classify_store_error),
+    "nccl_result": _captures_only(classify_nccl_result),
+    "nvshmem_error": _captures_only(classify_nvshmem_error),
+    "status_error": _captures_only(classify_status_error),
     "failure_line": classify_failure_line,
     "error_level": classify_error_level,
     "failure_words": classify_failure_words,

@@ -223,7 +223,7 @@ def _derive_socket_ifname(
     # Such an interface matters where traffic between nodes failed, or where NCCL shows the
     # host in a communicator that spans nodes; hosts seen together may be several jobs' logs.
     multi_node = _multi_node_hosts(facts)
-    bad = [b for b in bad if b[0] in multi_node or _in_trouble(facts, builders, b[0], b[2])]
+    bad = [b for b in bad if b[0] in multi_node or _in_trouble(facts, builders, b[0], b[2], b[3])]
     if not bad:
         _derive_mixed_interfaces(facts, builders, catalog)
         return
@@ -237,11 +237,14 @@ def _derive_socket_ifname(
     )
 
 
-def _in_trouble(facts: Facts, builders: dict[str, FindingBuilder], host: str, addr: str) -> bool:
+def _in_trouble(
+    facts: Facts, builders: dict[str, FindingBuilder], host: str, addr: str, occ: Occurrence
+) -> bool:
     """Traffic between nodes failed where this interface is: on its host, or aimed at its
-    address; where the failures name no host, only when the interfaces are one host's (logs
-    of several jobs side by side each have their own) or NCCL listed this one beside a
-    routable interface (a host set up to talk to other nodes)."""
+    address; where the failures name no host, only in a file that shows such a failure (a
+    healthy single-host log beside the failing one is another job's, or a job on one node
+    where loopback is right) and when the interfaces are one host's or NCCL listed this one
+    beside a routable interface (a host set up to talk to other nodes)."""
     trouble = [builders[code] for code in NETWORK_SYMPTOMS if code in builders]
     if not trouble:
         return False
@@ -252,6 +255,8 @@ def _in_trouble(facts: Facts, builders: dict[str, FindingBuilder], host: str, ad
     if bare and any(bare in o.text for b in trouble for o in b.evidence):
         return True
     if hosts:
+        return False
+    if occ.source not in {o.source for b in trouble for o in b.evidence}:
         return False
     listed = facts.interface_lists.get(host)
     beside_routable = listed is not None and any(not _unroutable(n, a) for n, a in listed[0])

@@ -111,6 +111,9 @@ _RELEASE = re.compile(
 _PROSE = re.compile(r"^[ \t>`*_]*[A-Za-z][A-Za-z0-9 ,.:;!?'\"()\u2018\u2019\u201c\u201d-]*$")
 # A link names a page, not what failed (a source line of shm.cc quoted in a question).
 _URL = re.compile(r"https?://[^ \t]+")
+# A source location ('external/xla/xla/service/rendezvous.cc:38') says where a line was
+# printed, not what failed: its file's name is no failure word.
+_SOURCE_LOCATION = re.compile(r"[A-Za-z0-9_./-]+\.(?:cc|cpp|cu|cuh|c|h|hpp|py):[0-9]+")
 PROSE_WORDS = 5
 # Words of a sentence that a program's report seldom holds.
 _SENTENCE = re.compile(
@@ -120,7 +123,7 @@ _SENTENCE = re.compile(
 
 def failure_topic(text: str) -> str | None:
     """The code a failure line's words point at, or None."""
-    text = _URL.sub(" ", text)
+    text = _SOURCE_LOCATION.sub(" ", _URL.sub(" ", text))
     for code, words in _COMPILED:
         if words.search(text):
             return code

@@ -1,0 +1,175 @@
+"""Rules read from the messages of the stacks beside PyTorch that drive NCCL and RDMA: XLA's
+coordination service, rendezvous, GPU allocator and NCCL calls (JAX, TensorFlow), TensorFlow's
+collective ops, MXNet's fault handler, NVSHMEM's error checks, DeepEP's kernel timeouts,
+Mooncake's memory registration, CUDA driver calls checked by libraries, nvidia-smi's fabric
+state. Each real line, from the thread of the blind set it came in (tests/fixtures/corpus,
+fresh41-fresh46), gets its code with both engines, and a line of the same program in a healthy
+state gets none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rule_cases import ENGINES, root_of
+
+# (line, the root cause it gives alone)
+LINES = [
+    # github.com/google/paxml/issues/77 (fresh41 au004): the agent's error status, a deadline
+    (
+        "> 2024-04-12 23:39:41.656900: E external/xla/xla/pjrt/distributed/client.cc:96] "
+        "Coordination service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded",
+        "RENDEZVOUS_FAILURE",
+    ),
+    # github.com/AI-Hypercomputer/gpu-recipes/issues/2 (fresh41 au005)
+    (
+        "Original error: DEADLINE_EXCEEDED: Barrier timed out. Id: "
+        "[Init]Wait_for_all_tasks_to_register::0. This usually happens because a task "
+        "triggered the barrier too early or too slowly.",
+        "RENDEZVOUS_FAILURE",
+    ),
+    # github.com/marin-community/levanter/issues/432 (fresh41 au006): a program's own barrier
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. "
+        "Barrier_id: multihost_broadcast_sync0. Timed out task names:",
+        "RENDEZVOUS_FAILURE",
+    ),
+    # github.com/jax-ml/jax/issues/23599 (fresh44 ax001): a task's heartbeats stopped
+    (
+        "coordination_service.cc:1170] /job:jax_worker/replica:0/task:0 has been set to ERROR "
+        "in coordination service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:0 heartbeat "
+        "timeout. This indicates that the remote task has failed, got preempted, or crashed "
+        "unexpectedly.",
+        "PEER_EXITED",
+    ),
+    # github.com/j-towns/vdvae-jax/issues/2 (fresh41 au007): a failed NCCL call's result
+    (
+        "RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/"
+        "nccl_all_reduce_thunk.cc:162: NCCL operation ncclAllReduce(send_buffer, recv_buffer, "
+        "buffer.element_count, datatype, reduce_op, comm, *cu_stream) failed: invalid usage: "
+        "while running replica 0 and partition 0 of a replicated computation",
+        "NCCL_INVALID_USAGE",
+    ),
+    # github.com/tensorflow/tensorflow/issues/33979 (fresh41 au011)
+    (
+        "  (1) Internal:  Collective Op  has group_size 8 and group_key2 but that group has size 4",
+        "NCCL_INVALID_USAGE",
+    ),
+    # github.com/horovod/horovod/issues/1533 (fresh41 au014): MXNet's fault handler
+    ("Segmentation fault: 11", "RANK_CRASH"),
+    # github.com/jax-ml/jax/issues/22740 (fresh41 au015), the second line as the paste cut it
+    (
+        "2024-07-29 17:14:59.920271: E external/xla/xla/service/rendezvous.cc:38] This thread "
+        "has been waiting for `initialize clique for rank 0; clique=devices=",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/jax-ml/jax/issues/6896 (fresh44 ax007): the older wording, in backticks
+    (
+        "`2021-06-01 12:09:19.912475: E external/org_tensorflow/tensorflow/compiler/xla/service/"
+        "collective_ops_utils.h:209] This thread has been waiting for 5000ms for and may be "
+        "stuck: participant for device ordinal 1, stream 0x5594682cb160 waiting for all "
+        "participants to arrive at rendezvous RendezvousKey{",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/deepmodeling/deepmd-kit/issues/1774 (fresh41 au001)
+    (
+        "hp-HP-Z8-G4-Workstation:779166:779172 [0] init.cc:255 NCCL WARN Cuda failure "
+        "'CUDA driver is a stub library'",
+        "DRIVER_MISMATCH",
+    ),
+    # github.com/google-research/l2p/issues/20 (fresh44 ax004)
+    (
+        "2022-08-05 10:00:26.835281: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/"
+        "pjrt_stream_executor_client.cc:2130] Execution of replica 0 failed: RESOURCE_EXHAUSTED: "
+        "Out of memory while trying to allocate 9437184 bytes.",
+        "CUDA_OOM",
+    ),
+    # github.com/jax-ml/jax/issues/788 (fresh44 ax006), wrapped after 'Out'
+    (
+        "[1] 2019-06-13 01:17:08.886805: E external/org_tensorflow/tensorflow/compiler/xla/python/"
+        "local_client.cc:672] Execution of replica 0 failed: Resource exhausted: Out \n"
+        "of memory while trying to allocate 5520758552 bytes.",
+        "CUDA_OOM",
+    ),
+    # github.com/tensorflow/tensorflow/issues/42062 (fresh44 ax002): the step's own op failed
+    (
+        ">`2020-08-05 20:21:04.420413: E tensorflow/core/common_runtime/ring_alg.cc:274] "
+        "Aborting RingReduce with Invalid argument: [_Derived_]indices[4] = 14 is not in [0, 14)",
+        "APP_EXCEPTION",
+    ),
+    # github.com/mlcommons/training/issues/272 (fresh44 ax013): a peer's channel closed
+    (
+        "2019-05-19 15:08:13.128241: E tensorflow/core/common_runtime/ring_reducer.cc:369] "
+        "Aborting RingReduce with Unavailable: Socket closed",
+        "PEER_EXITED",
+    ),
+    # github.com/NVIDIA/nvshmem/issues/33 (fresh45 ay002): the IBGDA transport
+    (
+        "/opt/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.",
+        "IB_ERROR",
+    ),
+    # github.com/deepseek-ai/DeepEP/issues/157 (fresh45 ay013): CUresult 2, out of memory
+    ("/nvshmem/src/host/mem/mem_heap.cpp:1509: non-zero status: 2 cuMemCreate failed", "CUDA_OOM"),
+    # github.com/deepseek-ai/DeepEP/issues/55 (fresh45 ay020)
+    (
+        "/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.0/main_nvshmem/src/host/transport/transport.cpp:"
+        "nvshmemi_transport_init:275: init failed for transport: IBGDA",
+        "IB_ERROR",
+    ),
+    # github.com/kvcache-ai/Mooncake/issues/454 (fresh45 ay009)
+    (
+        "E0605 17:54:16.878770 178707 rdma_context.cpp:198] Failed to register memory "
+        "0x7f56e6600000: Numerical result out of range [34]",
+        "IB_ERROR",
+    ),
+    # github.com/deepseek-ai/DeepEP/issues/60 (fresh45 ay011)
+    (
+        "DeepEP dispatch NVL receiver timeout, channel: 3, RDMA: 1, nvl: 0, src NVL: 2, "
+        "head: 44, tail: 44",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/pytorch/pytorch/issues/181610 (fresh46 az004): NCCL's register.cc:187
+    ("  NCCL WARN Deregister: Could not find handle", "NCCL_INVALID_USAGE"),
+    # github.com/kvcache-ai/Mooncake/issues/1297 (fresh46 az005): CUresult 800, not permitted
+    ("NvlinkTransport: cuMemCreate failed: 800", "CUDA_ERROR"),
+    # github.com/deepseek-ai/DeepEP/issues/487 (fresh46 az006), glued to a Chinese lead-in
+    (
+        "CU_CHECK(cuMemCreate(&handle, size, &fabric_prop_, 0));报错call='cuMemCreate(&handle, "
+        "size, &fabric_prop_, 0)' Reason=operation not permitted.",
+        "CUDA_ERROR",
+    ),
+    # github.com/Azure/azhpc-images/pull/506 (fresh46 az008): nvidia-smi -q's Fabric block
+    (
+        "Fabric\n    State                             : Completed\n"
+        "    Status                            : Insufficient Resources\n"
+        "    CliqueId                          : 0",
+        "NVLINK_ERROR",
+    ),
+]
+
+# The same programs when nothing failed: XLA's warning that proved early, a fabric that
+# registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
+HEALTHY = [
+    "E0218 03:50:29.123456 4242 rendezvous.cc:104] Thread is unstuck! Warning above was a "
+    "false-positive. Perhaps the timeout is too short.",
+    "Fabric\n    State                             : Completed\n"
+    "    Status                            : Success\n"
+    "    CliqueId                          : 32766",
+    "I0000 00:00:1712965181.656280 4242 coordination_service.cc:540] /job:jax_worker/replica:0/"
+    "task:0 has connected to coordination service. Incarnation: 1234",
+    "NVSHMEM configuration: NVSHMEM_IB_ENABLE_IBGDA=1 NVSHMEM_DISABLE_P2P=0",
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("line", "code"), LINES, ids=[c for _, c in LINES])
+def test_real_line_gets_its_code(line: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, line, engine) == code
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("line", HEALTHY)
+def test_healthy_line_of_the_same_programs_names_nothing(
+    line: str, engine: str, tmp_path: Path
+) -> None:
+    assert root_of(tmp_path, line, engine) is None
