@@ -135,9 +135,15 @@ def _char_class(c: str) -> int:
     return 0 if c.isupper() else 1 if c.islower() else 2
 
 
+# A stack frame's 'symbol+0xoffset' (a kernel or native trace): a name and a hex offset, which
+# a random key matches with a chance of about 1 in 7,000 (a '+0x' and hex to its end).
+_SYMBOL_OFFSET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+0x[0-9a-fA-F]+")
+
+
 def _random_aws_secret(token: str) -> bool:
-    """A bare 40-character token that reads as AWS's random key, not as words or a digest."""
-    if not _looks_like_aws_secret(token):
+    """A bare 40-character token that reads as AWS's random key, not as words, a digest or a
+    stack frame's symbol and offset."""
+    if not _looks_like_aws_secret(token) or _SYMBOL_OFFSET.fullmatch(token):
         return False
     classes = [_char_class(c) for c in token if c.isalnum()]
     return sum(a != b for a, b in itertools.pairwise(classes)) >= MIN_CLASS_CHANGES
