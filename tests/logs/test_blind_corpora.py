@@ -700,6 +700,14 @@ BLIND = {
     #   stands, debatable: ENOTCONN on a FUSE mount, which the registry's network file system
     #   code (NFS, Lustre) does not name.
     "fresh47.jsonl": BlindSet("ba", 24, 5, frozenset({"ba014"})),
+    # fresh48: the long tail, issue threads of small research and course repositories (at most one
+    #   case in any earlier set) with a multi-GPU failure or healthy run pasted, scored at 535b52c
+    #   (src/ of 08c13a3) with no src change: alone 12/13 and spread 12/13, both engines (12/13
+    #   mixed); no failing log answered null, no FAIL on the 3 healthy logs. Miss:
+    # bb005: CUDA_ERROR, answered APP_EXCEPTION: CuPy's 'cupy_backends.cuda.api.runtime.
+    #   CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal' from cudaSetDevice in
+    #   OpenChatKit's NCCLCommunicator, read as an ordinary Python exception.
+    "fresh48.jsonl": BlindSet("bb", 13, 3, frozenset({"bb005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
