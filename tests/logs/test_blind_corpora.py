@@ -708,6 +708,16 @@ BLIND = {
     #   CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal' from cudaSetDevice in
     #   OpenChatKit's NCCLCommunicator, read as an ordinary Python exception.
     "fresh48.jsonl": BlindSet("bb", 13, 3, frozenset({"bb005"})),
+    # fresh49: Slurm and HPC batch jobs (pyxis/enroot image import, Slurm step teardown, c10d
+    #   TCPStore port clash under srun, mpiexec segfault, cgroup OOM kill, NCCL bootstrap with no
+    #   interface, an rccl-tests run); a short set (7 cases, 1 healthy; time). Scored at f67fec1
+    #   (src/ of 08c13a3) with no src change: alone 6/7 and spread 6/7, both engines (mixed 6/7);
+    #   no failing log answered null; no FAIL on the healthy log. Miss:
+    # bc003: RENDEZVOUS_FAILURE, answered EXTERNAL_SIGNAL: c10d's 'The server socket has failed to
+    #   bind to [::]:18164 (errno: 98 - Address already in use)' (DistNetworkError from TCPStore),
+    #   then srun's own 'Terminating StepId=27928164.0' and slurmstepd's reasonless 'STEP ...
+    #   CANCELLED AT' read as a stop from outside.
+    "fresh49.jsonl": BlindSet("bc", 7, 1, frozenset({"bc003"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
