@@ -718,6 +718,20 @@ BLIND = {
     #   then srun's own 'Terminating StepId=27928164.0' and slurmstepd's reasonless 'STEP ...
     #   CANCELLED AT' read as a stop from outside.
     "fresh49.jsonl": BlindSet("bc", 7, 1, frozenset({"bc003"})),
+    # fresh50: Kubernetes GPU training and serving (pod events and kubectl output: image pulls,
+    #   FailedScheduling, CrashLoopBackOff, liveness-probe kills, ephemeral-storage eviction, a
+    #   crash-looping Ray worker's start script, NCCL's /dev/shm in a vLLM EP pod, a healthy
+    #   EKS training pod), scored at 5a747af (src/ of 08c13a3) with no src change: alone 8/10
+    #   and spread 8/10, both engines (8/10 mixed); no failing log answered null; no FAIL on the
+    #   healthy log. Misses:
+    # bd005: POD_CRASHLOOP, answered POD_PENDING_RESOURCES: two inference pods '2/3
+    #   CrashLoopBackOff   3 (1s ago)   4m29s' beside an older event 'Warning  FailedScheduling
+    #   5m32s ... 0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory, 2
+    #   Insufficient nvidia.com/gpu.' (older than the pods, so not theirs);
+    # bd007: APP_EXCEPTION, answered UNCLASSIFIED_FAILURE: 'kubectl logs' of the Ray worker pod
+    #   'sh: 1: Leader_Node_Address: not found' / 'Error: Missing argument --ray_address' (the
+    #   pod in 'Error     3 (31s ago)').
+    "fresh50.jsonl": BlindSet("bd", 10, 1, frozenset({"bd005", "bd007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
