@@ -732,6 +732,29 @@ BLIND = {
     #   'sh: 1: Leader_Node_Address: not found' / 'Error: Missing argument --ray_address' (the
     #   pod in 'Error     3 (31s ago)').
     "fresh50.jsonl": BlindSet("bd", 10, 1, frozenset({"bd005", "bd007"})),
+    # fresh51: AMD ROCm / RCCL (rccl-tests, RCCL unit tests, PyTorch and TF on ROCm, amdgpu kernel
+    #   messages, ROCr runtime faults, Cray MPICH over libfabric cxi on Slingshot), scored at 75c56d6
+    #   (src/ of 08c13a3) with no src change: alone 12/18 and spread 12/18, both engines; 3 failing
+    #   logs answered null; no FAIL on the 3 healthy logs. Misses:
+    # be001: CUDA_ERROR, answered UNCLASSIFIED_FAILURE (RCCL's 'Missing "amd_iommu=on"' advisory):
+    #   'transport/p2p.cc:220 NCCL WARN hipIpcGetMemHandle failed : invalid argument';
+    # be008: CUDA_OOM, null: TF's 'rocm_driver.cc:606] failed to allocate 127.99TiB (...) from
+    #   device: HIP_ERROR_OutOfMemory';
+    # be011: GPU_XID, answered RANK_CRASH ('Aborted (core dumped)'): ROCr's 'HW Exception by GPU
+    #   node-9 (Agent handle: 0x...) reason :GPU Hang', glued to a tqdm bar on the first line;
+    # be013: CUDA_ERROR, answered RANK_CRASH ('Aborted (core dumped)'): HIP's 'hip_platform.cpp:110
+    #   ... Cannot retrieve Static function, error: 218' (hipErrorNoBinaryForGpu);
+    # be016: GPU_XID, null: ROCr's 'Memory access fault by GPU node-2 (...) Reason: Page not present
+    #   or supervisor privilege.' and the kernel's 'amdgpu: [gfxhub] page fault (src_id:0 ring:24
+    #   vmid:8 pasid:32776, for process python3 ...)';
+    # be018: GPU_XID, null: 'kernel: amdgpu 0000:0c:00.0: ring gfx_0.0.0 timeout, signaled
+    #   seq=5389552, emitted seq=5389554' (journalctl, no '[drm:amdgpu_job_timedout]' prefix) and
+    #   'Ring gfx_0.0.0 reset failed' / 'GPU reset begin!'.
+    #   Mixed only (benchmarks/corpus_accuracy.py --mixed, not tested here): be008 answered
+    #   SOCKET_IFNAME from a filler's 'Bootstrap : Using [0]lo:127.0.0.1<0>' (as ba003).
+    "fresh51.jsonl": BlindSet(
+        "be", 18, 3, frozenset({"be001", "be008", "be011", "be013", "be016", "be018"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
