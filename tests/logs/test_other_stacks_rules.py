@@ -147,6 +147,60 @@ LINES = [
     ),
 ]
 
+# Wave 7 (fresh48-fresh51): ROCm's runtime and driver, CuPy, the shell, Slurm's teardown.
+LINES += [
+    # github.com/ROCm/legacy-rocm-build/issues/4021 (fresh51 be011): ROCr's hardware exception
+    ("HW Exception by GPU node-9 (Agent handle: 0x64ff272d8ab0) reason :GPU Hang", "GPU_XID"),
+    # github.com/pop-os/cosmic-epoch/issues/3764 (fresh51 be018): amdgpu without its tag
+    (
+        "Aug 09 11:36:30.370347 kernel: amdgpu 0000:0c:00.0: ring gfx_0.0.0 timeout, "
+        "signaled seq=5389552, emitted seq=5389554",
+        "GPU_XID",
+    ),
+    # github.com/ROCm/legacy-rocm-build/issues/2494 (fresh51 be016): a warning, as Xid 31
+    (
+        "Memory access fault by GPU node-2 (Agent handle: 0x5561f711dfd0) on address "
+        "0x7fb7a0d67000. Reason: Page not present or supervisor privilege.",
+        "GPU_XID",
+    ),
+    # github.com/keras-team/keras/issues/13889 (fresh51 be008): the ROCm stream executor
+    (
+        "2023-11-01 16:19:17.812101: E tensorflow/compiler/xla/stream_executor/rocm/"
+        "rocm_driver.cc:606] failed to allocate 127.99TiB (140729850295296 bytes) from device: "
+        "HIP_ERROR_OutOfMemory",
+        "CUDA_OOM",
+    ),
+    # github.com/ROCm/rccl/issues/908 (fresh51 be001): a HIP call failed in RCCL's P2P
+    # transport, after RCCL's advisory about the kernel command line (benign)
+    (
+        "sharbox-ultra:204802:204802 [0] /home/elias/rccl/build/release/hipify/src/init.cc:125 "
+        'NCCL WARN Missing "amd_iommu=on" from kernel command line which can lead to system '
+        "instablity or hang!\n"
+        "sharbox-ultra:204802:204836 [1] /home/elias/rccl/build/release/hipify/src/transport/"
+        "p2p.cc:220 NCCL WARN hipIpcGetMemHandle failed : invalid argument",
+        "CUDA_ERROR",
+    ),
+    # github.com/togethercomputer/OpenChatKit/issues/170 (fresh48 bb005): CuPy's CUDA error
+    (
+        "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInvalidDevice: invalid "
+        "device ordinal",
+        "CUDA_ERROR",
+    ),
+    # github.com/volcano-sh/kthena/issues/487 (fresh50 bd007): dash's command lookup
+    ("sh: 1: Leader_Node_Address: not found", "APP_EXCEPTION"),
+    # github.com/mir-group/nequip/issues/210 (fresh49 bc003): srun's teardown after the store
+    # could not bind is no stop from outside
+    (
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any "
+        "local network address. The server socket has failed to bind to [::]:18164 (errno: 98 "
+        "- Address already in use).\n"
+        "srun: error: nid001089: tasks 0,3: Exited with exit code 1\n"
+        "srun: Terminating StepId=27928164.0\n"
+        "slurmstepd: error: *** STEP 27928164.0 ON nid001089 CANCELLED AT 2024-07-11T00:33:51 ***",
+        "RENDEZVOUS_FAILURE",
+    ),
+]
+
 # The same programs when nothing failed: XLA's warning that proved early, a fabric that
 # registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
 HEALTHY = [
@@ -158,7 +212,15 @@ HEALTHY = [
     "I0000 00:00:1712965181.656280 4242 coordination_service.cc:540] /job:jax_worker/replica:0/"
     "task:0 has connected to coordination service. Incarnation: 1234",
     "NVSHMEM configuration: NVSHMEM_IB_ENABLE_IBGDA=1 NVSHMEM_DISABLE_P2P=0",
+    # RCCL's start-up advisory (ROCm/rccl init.cc) on a run that then worked
+    'host:1:1 [0] init.cc:125 NCCL WARN Missing "amd_iommu=on" from kernel command line which '
+    "can lead to system instablity or hang!",
 ]
+
+# A bare cancel alone is still a stop from outside (an scancel): slurmstepd's line in the shape
+# of github.com/IGNF/myria3d/issues/123 (tests/fixtures/corpus/heldout.jsonl h044), with a
+# made-up job and host.
+BARE_CANCEL = "slurmstepd: error: *** JOB 1234 ON ip-10-1-2-3 CANCELLED AT 2026-12-01T10:11:12 ***"
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -173,3 +235,8 @@ def test_healthy_line_of_the_same_programs_names_nothing(
     line: str, engine: str, tmp_path: Path
 ) -> None:
     assert root_of(tmp_path, line, engine) is None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_bare_cancel_alone_is_a_stop_from_outside(engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, BARE_CANCEL, engine) == "EXTERNAL_SIGNAL"

@@ -63,6 +63,13 @@ def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
 _EXIT_STATUS_EXCEPTIONS = frozenset({"ProcessExitedException"})
 
 
+# Exceptions that wrap a failed CUDA call, whose message is the CUDA error: CuPy's and
+# cuda-python's runtime and driver errors, Numba's CUDA API and support errors.
+_CUDA_EXCEPTIONS = frozenset(
+    {"CUDARuntimeError", "CUDADriverError", "CudaAPIError", "CudaSupportError"}
+)
+
+
 # Words of CUDA in an exception's message most often name a device ('cuda:1'), not a failed
 # CUDA call: the CUDA rules read those calls' own messages.
 _EXCEPTION_TOPICS_SKIPPED = frozenset({"CUDA_ERROR"})
@@ -74,6 +81,8 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
     name = captures.get("exception") or captures.get("exception2") or ""
     if name in _EXIT_STATUS_EXCEPTIONS:
         return None
+    if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
+        return classify_cuda_error({"cuda_err": captures.get("message") or ""})
     topic = failure_topic(captures.get("message") or "")
     if topic and topic not in _EXCEPTION_TOPICS_SKIPPED:
         return topic, Status.FAIL

@@ -77,6 +77,9 @@ _TOPICS: tuple[tuple[str, str], ...] = (
     (
         "CUDA_ERROR",
         r"\bcuda|\bcudnn|\bcublas|\bhip\b|\bcuresult|\bcumem|illegal memory access"
+        # HIP's runtime calls, named as CUDA's are (hipIpcGetMemHandle, hipMalloc, ...)
+        r"|\bhip(?:Ipc|Malloc|Memcpy|Memset|Stream|Event|Device|SetDevice|GetDevice|Launch"
+        r"|Module|Ctx|Init|Free|Graph|Host)"
         r"|device-side assert",
     ),
 )
