@@ -762,6 +762,12 @@ BLIND = {
     #   amdgpu's ring timeout without its tag and the older page-fault wording): be013 stands
     #   (HIP's error 218 by number only).
     "fresh51.jsonl": BlindSet("be", 18, 3, frozenset({"be013"})),
+    # fresh52: PyTorch distributed ecosystem threads of 2025-2026 (pytorch/pytorch symmetric memory
+    #   and DeviceMesh, torchtitan repro PRs and torchft test plan, torchtune multi-node PRs),
+    #   scored at db1a561 (src/ of 4422a3c) with no src change: alone 7/7 and spread 7/7, both
+    #   engines, and 7/7 mixed; no failing log answered null; no FAIL on the 3 healthy logs.
+    #   No misses. Smaller than asked (7 of 25): time box.
+    "fresh52.jsonl": BlindSet("bf", 7, 3, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
