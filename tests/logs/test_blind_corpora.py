@@ -768,6 +768,24 @@ BLIND = {
     #   engines, and 7/7 mixed; no failing log answered null; no FAIL on the 3 healthy logs.
     #   No misses. Smaller than asked (7 of 25): time box.
     "fresh52.jsonl": BlindSet("bf", 7, 3, frozenset()),
+    # fresh53: AWS (aws-ofi-nccl, libfabric's EFA and shm providers on ParallelCluster, an EKS
+    #   pod's EFA connect, SageMaker HyperPod GIN on P5, awsome-distributed-training's Slurm and
+    #   AWS Batch outputs, a p4d single-node run, a CPU EC2 DeepSpeed run), scored at 60741a9
+    #   and its bg008 follow-up (src/ of 4422a3c) with no src change: alone 5/8 and spread 5/8,
+    #   both engines (5/8 mixed); 1 failing log answered null; 1 FAIL on the 3 healthy logs.
+    #   Misses, the same alone, spread and mixed, both engines:
+    # bg002: EFA_ERROR, null: libfabric's 'core:core:cma_copy():58<warn> CMA error 14' and
+    #   'shm:ep_ctrl:smr_start_common():790<warn> error processing op', then Open MPI's '***
+    #   An error occurred in MPI_Bcast' / 'MPI_ERR_INTERN: internal error' (hpc7a, > 1000 ranks);
+    # bg003 (HEALTHY): a one-node p4d run (nNodes 1, every channel P2P/CUMEM) whose aws-ofi-nccl
+    #   'NCCL WARN NET/OFI Failed to initialize sendrecv protocol' / 'aws-ofi-nccl
+    #   initialization failed' fell back to 'Using network Socket', answered EFA_TCP_FALLBACK as
+    #   a FAIL, so the no-FAIL-on-healthy check below fails for it;
+    # bg004: EFA_ERROR, answered PEER_EXITED: aws-ofi-nccl's 'cm_req_handle_error_entry(...):46
+    #   NCCL WARN NET/OFI Request 0x... completed with error. RC: 103. Error: 4126 (Unresponsive
+    #   receiver (reachable by EFA device but handshake failed) ...)' read only through
+    #   DistBackendError's 'remote process exited or there was a network error' / ncclRemoteError.
+    "fresh53.jsonl": BlindSet("bg", 8, 3, frozenset({"bg002", "bg003", "bg004"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
