@@ -786,6 +786,14 @@ BLIND = {
     #   receiver (reachable by EFA device but handshake failed) ...)' read only through
     #   DistBackendError's 'remote process exited or there was a network error' / ncclRemoteError.
     "fresh53.jsonl": BlindSet("bg", 8, 3, frozenset({"bg002", "bg003", "bg004"})),
+    # fresh55: healthy-heavy, second round (nccl-tests runs on B200, A40, 4090 and 16-rank MPIJobs,
+    #   accelerate start-ups with defaults and barrier-device warnings; CUDA 802/999 and a missing
+    #   kernel symbol behind benign plugin lines), scored at afc002d (src/ of 4422a3c) with no src
+    #   change: alone 10/10 and spread 10/10, both engines; no failing log answered null; no FAIL on
+    #   the 7 healthy logs. No misses.
+    #   Mixed only (benchmarks/corpus_accuracy.py --mixed, not tested here): bi001 answered
+    #   SOCKET_IFNAME, a WARN with no FAIL, from a filler's loopback bootstrap (as ba003, be008).
+    "fresh55.jsonl": BlindSet("bi", 10, 7, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
