@@ -794,6 +794,17 @@ BLIND = {
     #   Mixed only (benchmarks/corpus_accuracy.py --mixed, not tested here): bi001 answered
     #   SOCKET_IFNAME, a WARN with no FAIL, from a filler's loopback bootstrap (as ba003, be008).
     "fresh55.jsonl": BlindSet("bi", 10, 7, frozenset()),
+    # fresh54: multi-node LLM serving and RL (vLLM over Ray with DP/PP, SGLang PD on Kubernetes,
+    #   Dynamo, GPUStack and Xinference clusters, verl, EasyR1, RLinf, NeMo-RL), scored at d0e92d8
+    #   (src/ of 4422a3c) with no src change: alone 16/18 and spread 16/18, both engines (mixed
+    #   16/18); 1 failing log answered null; no FAIL on the 6 healthy logs. Misses:
+    # bh004: NET_UNREACHABLE, null: Ray's 'rpc_client.h:153: Failed to connect to GCS at address
+    #   172.16.11.65:41000 within 5 seconds.' and node.py's 'Failed to get node info ... The node
+    #   registration may not be complete yet before the timeout.' before the ray CLI's traceback;
+    # bh006: NCCL_TIMEOUT, answered APP_EXCEPTION (the RuntimeError line that carries Gloo's
+    #   message): Gloo's 'Timed out waiting 1800000ms for recv operation to complete'
+    #   (tcp/unbound_buffer.cc), read as NCCL_TIMEOUT beside it but not named the root cause.
+    "fresh54.jsonl": BlindSet("bh", 18, 6, frozenset({"bh004", "bh006"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
