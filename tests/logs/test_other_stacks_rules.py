@@ -201,6 +201,30 @@ LINES += [
     ),
 ]
 
+# Wave 8 (fresh52-fresh55): libfabric's shm provider, Ray's GCS, a C++ error raised into Python.
+LINES += [
+    # github.com/ofiwg/libfabric/issues/11329 (fresh53 bg002): the CMA copy under shm failed
+    (
+        "libfabric:54609:1754681986::core:core:cma_copy():58<warn> CMA error 14\n"
+        "libfabric:54609:1754681986::shm:ep_ctrl:smr_start_common():790<warn> error processing op",
+        "EFA_ERROR",
+    ),
+    # github.com/gpustack/gpustack/issues/5181 (fresh54 bh004): a worker cannot reach the head
+    (
+        "[2026-04-20 17:24:52,119 W 1 1] rpc_client.h:153: Failed to connect to GCS at address "
+        "172.16.11.65:41000 within 5 seconds.",
+        "NET_UNREACHABLE",
+    ),
+    # github.com/vllm-project/vllm/issues/43420 (fresh54 bh006): Gloo's timeout is the text of
+    # the RuntimeError on the line before, which names only where it was raised
+    (
+        "ERROR ... [core.py:2178] RuntimeError: ... [/pytorch/third_party/gloo/gloo/transport/"
+        "tcp/unbound_buffer.cc:78]\n"
+        "Timed out waiting 1800000ms for recv operation to complete",
+        "NCCL_TIMEOUT",
+    ),
+]
+
 # The same programs when nothing failed: XLA's warning that proved early, a fabric that
 # registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
 HEALTHY = [

@@ -11,6 +11,7 @@ host, where NCCL then uses sockets."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,9 @@ def _log(tmp_path: Path, nodes: int | None, extra: str = "") -> Path:
     lines.insert(at + 1, OFI_FAILED)
     comm = " nRanks 1 nNodes 1 localRanks"
     if nodes is None:
-        lines = [line for line in lines if comm not in line]
+        # No nNodes line, and a communicator of two ranks of which this log holds one: the
+        # other rank may be on another node.
+        lines = [line.replace(" nranks 1 ", " nranks 2 ") for line in lines if comm not in line]
     else:
         lines = [line.replace(comm, f" nRanks 1 nNodes {nodes} localRanks") for line in lines]
     path = tmp_path / "rank0.log"
@@ -85,3 +88,21 @@ def test_another_hosts_single_node_does_not_excuse_it(engine: str, tmp_path: Pat
     )
     report: dict[str, object] = analyze_logs([str(log), str(other)], backend=engine).to_dict()
     assert report["root_cause"] == "EFA_TCP_FALLBACK"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_rank_on_one_host_makes_it_a_warning_without_nnodes(
+    engine: str, tmp_path: Path
+) -> None:
+    # A real single-node run on a p4d whose aws-ofi-nccl 1.17.1 failed to start and whose NCCL
+    # prints no nNodes line: all four ranks of the communicator are on the one host, and the
+    # run finished (github.com/gnosia93/training-on-eks, tests/fixtures/corpus/fresh53.jsonl bg003).
+    corpus = Path(__file__).parents[1] / "fixtures" / "corpus" / "fresh53.jsonl"
+    case = next(
+        c for c in map(json.loads, corpus.read_text("utf-8").splitlines()) if c["id"] == "bg003"
+    )
+    path = tmp_path / "rank0.log"
+    path.write_text(case["log"], "utf-8")
+    report = _report(path, engine)
+    assert report["root_cause"] is None
+    assert _status(report, "EFA_TCP_FALLBACK") == "WARN"

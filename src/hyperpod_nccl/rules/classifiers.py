@@ -70,6 +70,11 @@ _CUDA_EXCEPTIONS = frozenset(
 )
 
 
+# An exception message that is only where it was raised (an ellipsis and a bracketed
+# source location, as vLLM and c10 print a Gloo or c10d error whose text follows).
+_LOCATION_ONLY = re.compile(r"(?:\.\.\. )?\[[^\]\s]+\.(?:cc|cpp|h|hpp|cu):[0-9]+\][ \t\r]*")
+
+
 # Words of CUDA in an exception's message most often name a device ('cuda:1'), not a failed
 # CUDA call: the CUDA rules read those calls' own messages.
 _EXCEPTION_TOPICS_SKIPPED = frozenset({"CUDA_ERROR"})
@@ -83,6 +88,10 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
         return None
     if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
         return classify_cuda_error({"cuda_err": captures.get("message") or ""})
+    if _LOCATION_ONLY.fullmatch(captures.get("message") or "x"):
+        # C++ errors raised into Python ('RuntimeError: [.../unbound_buffer.cc:78]') put their
+        # text on the next line, which the rules read for itself.
+        return None
     topic = failure_topic(captures.get("message") or "")
     if topic and topic not in _EXCEPTION_TOPICS_SKIPPED:
         return topic, Status.FAIL

@@ -195,7 +195,7 @@ def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilde
     if builder is None or builder.status is not Status.FAIL or not builder.hosts:
         return
     counts = facts.node_counts
-    if any(counts.get(host) != {1} for host in builder.hosts):
+    if any(counts.get(host) != {1} and not _whole_on_host(facts, host) for host in builder.hosts):
         return
     if any(n > 1 for seen in counts.values() for n in seen):
         return
@@ -205,6 +205,20 @@ def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilde
         + " (every communicator is on one node, nNodes 1: no traffic crosses the network here;"
         " it will once the job spans nodes)"
     )
+
+
+def _whole_on_host(facts: Facts, host: str) -> bool:
+    """NCCL releases before nNodes was printed: every rank of the host's communicators was
+    seen on this host (its processes' ranks cover the communicator's size) and no process on
+    another host named the same communicator, so the job is this one node."""
+    here = {pid for (h, pid) in facts.communicators if h == host}
+    names = set().union(*(facts.communicators[(host, pid)] for pid in here)) if here else set()
+    sizes = [int(n.split()[1]) for n in names if n.startswith("size ")]
+    ids = {n for n in names if n.startswith("id ")}
+    if not sizes or any(ids & known for (h, _), known in facts.communicators.items() if h != host):
+        return False
+    ranks = {rank for (h, pid, _), rank in facts.comm_ranks.items() if h == host and pid in here}
+    return len(ranks) >= max(sizes)
 
 
 def _derive_socket_ifname(
