@@ -811,6 +811,15 @@ BLIND = {
     #   After their fixes (Ray's GCS connect failures; a Python exception whose message is only
     #   the source location of a C++ error leaves that error's text to its own line): none.
     "fresh54.jsonl": BlindSet("bh", 18, 6, frozenset()),
+    # fresh59: threads written in Chinese (PaddlePaddle, LLaMA-Factory, GLM-4, Chinese-LLaMA-Alpaca,
+    #   NascentCore/3k) with multi-GPU or multi-node NVIDIA logs pasted, scored at 1fde7fe (src/ of
+    #   c1b144b) with no src change: alone 6/7 and spread 6/7, both engines (mixed 6/7); no failing
+    #   log answered null; no healthy case (none found in time). Miss:
+    # bm002: DRIVER_MISMATCH, answered CUDA_ERROR: NCCL's 'Last error: Cuda failure 'API call is
+    #   not supported in the installed CUDA driver'' (CUDA's text for
+    #   cudaErrorCallRequiresNewerDriver) beside 'NVIDIA-SMI 450.51.05    Driver Version: 450.51.05
+    #   CUDA Version: 11.0' under PyTorch with NCCL 2.14.3.
+    "fresh59.jsonl": BlindSet("bm", 7, 0, frozenset({"bm002"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
