@@ -820,6 +820,25 @@ BLIND = {
     #   cudaErrorCallRequiresNewerDriver) beside 'NVIDIA-SMI 450.51.05    Driver Version: 450.51.05
     #   CUDA Version: 11.0' under PyTorch with NCCL 2.14.3.
     "fresh59.jsonl": BlindSet("bm", 7, 0, frozenset({"bm002"})),
+    # fresh57: NVIDIA/nccl and nccl-tests threads of 2024-2026 (NCCL 2.19-2.27) and SHARP plugin
+    #   threads (Mellanox/nccl-rdma-sharp-plugins, HPC-X's sharp_plugin.c in NVIDIA/nccl issues),
+    #   scored at 2181798 (src/ of c1b144b) with no src change: alone 10/14 and spread 10/14, both
+    #   engines (mixed 10/14); 2 failing logs answered null; no FAIL on the 4 healthy logs. Misses,
+    #   the same alone, spread and mixed, both engines:
+    # bk005: UNCLASSIFIED_FAILURE, null: libsharp's '[C25L18:0:24972 - comm.c:374] ERROR Failed to
+    #   lock SAT tree(ID:0x40 ret:0x4)' and the plugin's 'sharp_plugin.c:302 NCCL WARN SHARP group
+    #   create: Streaming Tree lock failed (-18)';
+    # bk009: UNCLASSIFIED_FAILURE, answered IB_ERROR (inferred from the words of the line):
+    #   'sharp_plugin.c:320 NCCL WARN NET/IB : SHARP coll init error: Cannot create SHARP job(-11)',
+    #   then NCCL's 'transport.cc:323 NCCL WARN Cannot initialize CollNet, using point-to-point
+    #   network instead' (read as UNCLASSIFIED_FAILURE INFO beside it);
+    # bk010: UNCLASSIFIED_FAILURE, null: the SHARP AM's '[GENERAL][...][warn ] - Begin job id: ...
+    #   failed with status: No resource' and libsharp's '... ERROR Job error in
+    #   sharp_get_job_data_len.';
+    # bk011: UNCLASSIFIED_FAILURE, answered IB_ERROR (inferred from the words of the line):
+    #   libsharp's 'ERROR collect_ports_data: device mlx5_0 port 1 is not valid (port is used by
+    #   SM)' / 'ERROR sharp_get_local_data failed'.
+    "fresh57.jsonl": BlindSet("bk", 14, 4, frozenset({"bk005", "bk009", "bk010", "bk011"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
