@@ -811,6 +811,18 @@ BLIND = {
     #   After their fixes (Ray's GCS connect failures; a Python exception whose message is only
     #   the source location of a C++ error leaves that error's text to its own line): none.
     "fresh54.jsonl": BlindSet("bh", 18, 6, frozenset()),
+    # fresh58: training frameworks 2024-2026 (DeepSpeed, Megatron-LM/Megatron-Bridge, NeMo 2,
+    #   accelerate, Lightning, HF Trainer via LlamaFactory/ChatGLM2, axolotl), scored at c44225f (src/
+    #   of c1b144b) with no src change: alone 16/18 and spread 16/18, both engines (mixed 16/18);
+    #   1 failing log answered null; no FAIL on the 4 healthy logs. Misses:
+    # bl007: RENDEZVOUS_FAILURE, null: distributed_c10d's INFO line 'Waiting in store based barrier
+    #   to initialize process group for rank: 0, key: store_based_barrier_key:1 (world_size=8,
+    #   worker_count=1, timeout=0:30:00)', repeated every 10 s under a Lightning DDP start (the
+    #   barrier's later 'Timed out initializing process group' is past the excerpt);
+    # bl014: DISK_FULL, answered APP_EXCEPTION: HF datasets' builder.py 'OSError: Not enough disk
+    #   space. Needed: Unknown size (download: ..., generated: ..., post-processed: ...)' from
+    #   load_dataset, then torchelastic's exitcode 1.
+    "fresh58.jsonl": BlindSet("bl", 18, 4, frozenset({"bl007", "bl014"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
