@@ -225,6 +225,32 @@ LINES += [
     ),
 ]
 
+# Wave 9 (fresh56-fresh59)
+LINES += [
+    # github.com/sparticlesteve/pytorch-cuda-mpi-error (fresh56 bj009): UCX's CUDA transport,
+    # then the crash and srun's own cancel of the step, which the crash explains
+    (
+        "0: [1579244748.838971] [cgpu12:56309:2]    cuda_ipc_md.c:62   UCX  ERROR "
+        "cuCtxGetDevice(&cu_device) is failed. ret:invalid device context\n"
+        "srun: error: cgpu12: task 0: Segmentation fault\n"
+        "srun: Terminating job step 405737.0\n"
+        "0: slurmstepd: error: *** STEP 405737.0 ON cgpu12 CANCELLED AT 2020-01-16T23:05:49 ***",
+        "CUDA_ERROR",
+    ),
+    # github.com/zai-org/ChatGLM2-6B/issues/463 (fresh58 bl014): Hugging Face datasets
+    (
+        "OSError: Not enough disk space. Needed: Unknown size (download: Unknown size, "
+        "generated: Unknown size, post-processed: Unknown size)",
+        "DISK_FULL",
+    ),
+    # github.com/ymcui/Chinese-LLaMA-Alpaca/issues/636 (fresh59 bm002): the CUDA runtime's
+    # text for cudaErrorCallRequiresNewerDriver, under NCCL's internal-check failure
+    (
+        "Last error:\nCuda failure 'API call is not supported in the installed CUDA driver'",
+        "DRIVER_MISMATCH",
+    ),
+]
+
 # The same programs when nothing failed: XLA's warning that proved early, a fabric that
 # registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
 HEALTHY = [

@@ -29,6 +29,9 @@ _CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
     ("forward compatibility was attempted", "DRIVER_MISMATCH"),
     ("unsupported display driver", "DRIVER_MISMATCH"),
     ("stub library", "DRIVER_MISMATCH"),
+    # cudaErrorCallRequiresNewerDriver (36): the runtime needs a newer driver for this call
+    ("not supported in the installed cuda driver", "DRIVER_MISMATCH"),
+    ("requiresnewerdriver", "DRIVER_MISMATCH"),
     ("no cuda-capable device", "GPU_ACCESS_LOST"),
     # CUresult names, read with their underscores as spaces (CUDA_ERROR_ECC_UNCORRECTABLE)
     ("ecc uncorrectable", "GPU_ECC"),

@@ -40,7 +40,7 @@ _TOPICS: tuple[tuple[str, str], ...] = (
         r"|memory space failed to allocate",
     ),
     ("CONTAINER_OOM", r"oom[-_ ]?kill|oomkilled|memory limit|exceeded (?:its )?mem"),
-    ("DISK_FULL", r"no space left|disk quota|\benospc\b"),
+    ("DISK_FULL", r"no space left|disk quota|\benospc\b|not enough disk space"),
     ("SHM_TOO_SMALL", r"/dev/shm|shared memory|\bshm\b"),
     ("MEMLOCK", r"memlock|locked memory"),
     ("EFA_ERROR", r"\befa\b|libfabric|\bofi\b|\bfi_[a-z]+"),
