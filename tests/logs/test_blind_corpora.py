@@ -873,8 +873,8 @@ BLIND = {
     #   cancel explained by a task's own failure): none.
     "fresh56.jsonl": BlindSet("bj", 14, 5, frozenset()),
     # fresh60: MPI-launched GPU jobs (Horovod under mpirun, nccl-tests under Open MPI and MPICH
-    #   mpirun, CUDA-aware Open MPI with UCX: OSU micro-benchmarks, mpi4py/CuPy, pml_ucx), scored at
-    #   34464b1 (src/ of 3650e3b) with no src change: alone 9/11 and spread 9/11, both engines (mixed
+    #   mpirun, CUDA-aware Open MPI with UCX: OSU micro-benchmarks, mpi4py/CuPy, pml_ucx), scored on
+    #   efb5bf2's 11 cases (src/ of 3650e3b) with no src change: alone 9/11 and spread 9/11, both engines (mixed
     #   9/11); 2 failing logs answered null; no FAIL on the 2 healthy logs. Misses, the same alone,
     #   spread and mixed, both engines:
     # bn006: UNCLASSIFIED_FAILURE, null: UCX's 'select.c:634  UCX  ERROR   no copy across memory
