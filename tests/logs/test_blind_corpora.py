@@ -872,6 +872,15 @@ BLIND = {
     #   After its fix (UCX's failed CUDA driver call read as CUDA's; slurmstepd's reasonless
     #   cancel explained by a task's own failure): none.
     "fresh56.jsonl": BlindSet("bj", 14, 5, frozenset()),
+    # fresh63: computer vision, diffusion and graph-learning training, mostly 2022-2026 (yolov7,
+    #   ultralytics YOLOv8, RT-DETR, DeiT, DUSt3R, detectron2, mmdetection, Sana,
+    #   DeepfakeBench, fluxgym, kohya sd-scripts/kohya_ss, DGL), scored at eb2b1d9 (src/ of 3650e3b)
+    #   with no src change: alone 13/14 and spread 13/14, both engines (mixed 13/14); no failing
+    #   log answered null; no FAIL on the 3 healthy logs. Miss:
+    # bq006: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: torchelastic's static_tcp_rendezvous.py
+    #   'self._store = TCPStore(' then 'RuntimeError: use_libuv was requested but PyTorch was
+    #   build without libuv support' (a Windows wheel built without libuv, under next_rendezvous).
+    "fresh63.jsonl": BlindSet("bq", 14, 3, frozenset({"bq006"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
