@@ -874,7 +874,7 @@ BLIND = {
     "fresh56.jsonl": BlindSet("bj", 14, 5, frozenset()),
     # fresh63: computer vision, diffusion and graph-learning training, mostly 2022-2026 (yolov7,
     #   ultralytics YOLOv8, RT-DETR, DeiT, DUSt3R, detectron2, mmdetection, Sana,
-    #   DeepfakeBench, fluxgym, kohya sd-scripts/kohya_ss, DGL), scored at eb2b1d9 (src/ of 3650e3b)
+    #   DeepfakeBench, fluxgym, kohya sd-scripts/kohya_ss, DGL), scored at 32700d0 (src/ of 3650e3b)
     #   with no src change: alone 13/14 and spread 13/14, both engines (mixed 13/14); no failing
     #   log answered null; no FAIL on the 3 healthy logs. Miss:
     # bq006: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: torchelastic's static_tcp_rendezvous.py
