@@ -906,6 +906,15 @@ BLIND = {
     #   tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are
     #   waiting for remainder of ranks for more than 60 seconds' with its 'Stalled ranks:' list.
     "fresh60.jsonl": BlindSet("bn", 11, 2, frozenset({"bn006", "bn011"})),
+    # fresh63: computer vision, diffusion and graph-learning training, mostly 2022-2026 (yolov7,
+    #   ultralytics YOLOv8, RT-DETR, DeiT, DUSt3R, detectron2, mmdetection, Sana,
+    #   DeepfakeBench, fluxgym, kohya sd-scripts/kohya_ss, DGL), scored at 32700d0 (src/ of 3650e3b)
+    #   with no src change: alone 13/14 and spread 13/14, both engines (mixed 13/14); no failing
+    #   log answered null; no FAIL on the 3 healthy logs. Miss:
+    # bq006: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: torchelastic's static_tcp_rendezvous.py
+    #   'self._store = TCPStore(' then 'RuntimeError: use_libuv was requested but PyTorch was
+    #   build without libuv support' (a Windows wheel built without libuv, under next_rendezvous).
+    "fresh63.jsonl": BlindSet("bq", 14, 3, frozenset({"bq006"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
