@@ -251,6 +251,23 @@ LINES += [
     ),
 ]
 
+# Wave 10 (fresh60-fresh63)
+LINES += [
+    # github.com/Azure/azurehpc-health-checks/issues/72 (fresh61 bo003): NHC's failed check
+    (
+        "[1705939176] - ERROR:  nhc:  Health check failed:  check_all_reduce_dependencies: "
+        "HPCX_DIR is not set. Ensure HPCX is installed and sourced correctly.",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # github.com/openucx/ucx/issues/8469 (fresh60 bn006): MPI_Init without a pml
+    ("No components were able to be opened in the pml framework.", "UNCLASSIFIED_FAILURE"),
+    # github.com/cocktailpeanut/fluxgym/issues/302 (fresh63 bq006): a store that never starts
+    (
+        "RuntimeError: use_libuv was requested but PyTorch was build without libuv support",
+        "RENDEZVOUS_FAILURE",
+    ),
+]
+
 # The same programs when nothing failed: XLA's warning that proved early, a fabric that
 # registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
 HEALTHY = [
