@@ -922,6 +922,22 @@ BLIND = {
     #   build without libuv support' (a Windows wheel built without libuv, under next_rendezvous).
     #   After its fix (c10d's TCPStore without libuv): none.
     "fresh63.jsonl": BlindSet("bq", 14, 3, frozenset()),
+    # fresh64: Kubernetes GPU operators, device plugins and training operators (NVIDIA
+    #   k8s-device-plugin, gpu-operator, gpu-feature-discovery, Aliyun gpushare plugin, kubeflow
+    #   mpi-operator, Kubeflow Trainer v2 controller, KubeRay), scored at c1e1be5 (src/ of
+    #   22ca41c) with no src change: alone 10/13 and spread 10/13, both engines (mixed 10/13);
+    #   failing logs answered null: br002, br007; no FAIL on the 3 healthy logs. Misses:
+    # br002: DRIVER_MISMATCH, answered null: the device plugin's glog line 'factory.go:107]
+    #   Detected non-NVML platform: could not load NVML library: libnvidia-ml.so.1: cannot open
+    #   shared' (cut in the paste before 'object file').
+    # br006: UNCLASSIFIED_FAILURE, answered NET_UNREACHABLE: 'bash: orted: command not found'
+    #   then Open MPI's 'ORTE was unable to reliably start one or more daemons.' help text, whose
+    #   list of possible causes ('an inability to create a connection back to mpirun ...') is
+    #   read as the cause.
+    # br007: UNCLASSIFIED_FAILURE, answered null: nvidia-installer's "ERROR: Unable to load the
+    #   kernel module 'nvidia.ko'." (after "ERROR: Unable to open 'kernel/dkms.conf' for
+    #   copying") in the GPU operator's driver container.
+    "fresh64.jsonl": BlindSet("br", 13, 3, frozenset({"br002", "br006", "br007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
