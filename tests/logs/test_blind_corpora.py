@@ -938,6 +938,32 @@ BLIND = {
     #   kernel module 'nvidia.ko'." (after "ERROR: Unable to open 'kernel/dkms.conf' for
     #   copying") in the GPU operator's driver container.
     "fresh64.jsonl": BlindSet("br", 13, 3, frozenset({"br002", "br006", "br007"})),
+    # fresh67: hangs and timeouts (NCCL RAS, Flight Recorder dump signals, py-spy stacks, gloo
+    #   monitoredBarrier, Horovod stall inspector, c10d test output in PRs), scored at f6d1548 (src/ of
+    #   22ca41c) with no src change: alone 6/12 and spread 6/12, both engines (mixed 6/12); 4 failing
+    #   logs answered null (bu001, bu005, bu008, bu011); no FAIL on the 1 healthy log. Misses, the
+    #   same alone, spread and mixed, both engines:
+    # bu001: NCCL_TIMEOUT, null: NCCL RAS's report '0  1  4  8  32  32   RUNNING  MISMATCH' and
+    #   'Communicator ranks have different AllGather operation counts' / '30 ranks have launched up
+    #   to operation 640' / '2 ranks have launched up to operation 641';
+    # bu005: NCCL_TIMEOUT, null: py-spy dump threads only, 'Thread 4079 (active)' in
+    #   'all_gather_into_tensor (torch/distributed/distributed_c10d.py:2709)' and the main thread in
+    #   DeepSpeed's 'all_gather_coalesced (deepspeed/runtime/zero/partition_parameters.py:1254)';
+    # bu006: NCCL_TIMEOUT, answered UNCLASSIFIED_FAILURE: '[E ProcessGroupGloo.cpp:138] Rank 3
+    #   successfully reached monitoredBarrier, but received errors while waiting for send/recv from
+    #   rank 0. Please check rank 0 logs for faulty r' glued to a datasets Map progress bar;
+    # bu008: NCCL_TIMEOUT, null: only the watchdog exception's frames,
+    #   'frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)' under
+    #   'c10d::ProcessGroupNCCL::watchdogHandler()' and 'Exception raised from ncclCommWatchdog';
+    # bu010: NCCL_TIMEOUT, answered UNCLASSIFIED_FAILURE: the watchdog line hard-wrapped by the
+    #   paste, '[E329 19:15:11.775879730 ProcessGroupNCCL.cpp:565] [Rank 0] Watchdog' then
+    #   'caught collective operation timeout: WorkNCCL(SeqNum=2,' on the next line;
+    # bu011: NCCL_TIMEOUT, null (NCCL_TIMEOUT only a WARN): Horovod's 'W
+    #   horovod/common/stall_inspector.cc:105] One or more tensors were submitted to be reduced,
+    #   gathered or broadcasted by subset of ranks ...' with 'Stalled ranks:' / '6: [...]', as bn011.
+    "fresh67.jsonl": BlindSet(
+        "bu", 12, 1, frozenset({"bu001", "bu005", "bu006", "bu008", "bu010", "bu011"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
