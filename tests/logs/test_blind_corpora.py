@@ -926,7 +926,7 @@ BLIND = {
     #   tensorrtllm_backend, text-generation-inference shards, vLLM custom all-reduce and TP,
     #   Dynamo's vLLM worker, LMDeploy TurboMind, llama.cpp peer access, optimum-nvidia), scored at
     #   22ca41c with no src change: alone 13/23 and spread 13/23, both engines (mixed 13/23; bs017
-    #   answers SOCKET_IFNAME there, still a miss); 8 failing logs answered null; no FAIL on the 4
+    #   answers SOCKET_IFNAME there, still a miss); 7 failing logs answered null; no FAIL on the 4
     #   healthy logs. Misses:
     # bs002: UNCLASSIFIED_FAILURE, answered null: TensorRT-LLM's "Failed, NCCL error
     #   .../ncclPlugin/allreducePlugin.cpp:183 'unknown result code'" (twice, no NCCL WARN).
