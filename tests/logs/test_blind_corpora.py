@@ -964,6 +964,58 @@ BLIND = {
     "fresh67.jsonl": BlindSet(
         "bu", 12, 1, frozenset({"bu001", "bu005", "bu006", "bu008", "bu010", "bu011"})
     ),
+    # fresh65: multi-GPU inference servers, mostly 2024-2026 (TensorRT-LLM mpirun runs, Triton
+    #   tensorrtllm_backend, text-generation-inference shards, vLLM custom all-reduce and TP,
+    #   Dynamo's vLLM worker, LMDeploy TurboMind, llama.cpp peer access, optimum-nvidia), scored at
+    #   22ca41c with no src change: alone 13/23 and spread 13/23, both engines (mixed 13/23; bs017
+    #   answers SOCKET_IFNAME there, still a miss); 7 failing logs answered null; no FAIL on the 4
+    #   healthy logs. Misses:
+    # bs002: UNCLASSIFIED_FAILURE, answered null: TensorRT-LLM's "Failed, NCCL error
+    #   .../ncclPlugin/allreducePlugin.cpp:183 'unknown result code'" (twice, no NCCL WARN).
+    # bs003: UNCLASSIFIED_FAILURE, answered RANK_CRASH: "terminate called after throwing an instance
+    #   of 'tensorrt_llm::common::TllmException'" whose what() is "Assertion failed: Failed: MPI
+    #   error .../common/mpiUtils.cpp:211 '6'" (from AllreducePlugin::initialize).
+    # bs004: UNCLASSIFIED_FAILURE, answered MASTER_ADDR_DNS: Triton's gRPC "UNKNOWN:No address added
+    #   out of total 1 resolved for '0.0.0.0:5001' ... Address already in use ... errno:98" then
+    #   main.cc "failed to start GRPC service: Unavailable - Socket '0.0.0.0:5001' already in use".
+    # bs006: CUDA_ERROR, answered null: "For debugging consider passing CUDA_LAUNCH_BLOCKING=1" and
+    #   "Exception raised from c10_cuda_check_implementation at .../CUDAException.cpp:43" with
+    #   WorkNCCL::finishedGPUExecutionInternal / watchdogHandler frames.
+    # bs007: CUDA_ERROR, answered null: the same c10_cuda_check_implementation and
+    #   finishedGPUExecutionInternal frames under ncclCommWatchdog, each behind a docker timestamp.
+    # bs008: NCCL_TIMEOUT, answered null: "c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)" frame
+    #   under watchdogHandler, then "Exception raised from ncclCommWatchdog at ...
+    #   ProcessGroupNCCL.cpp:1521".
+    # bs011: CUDA_ERROR, answered null: llama.cpp's "CUDA error 217 at ggml-cuda.cu:6292: peer access
+    #   is not supported between these two devices".
+    # bs013: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: vLLM worker "RuntimeError: NCCL error:
+    #   internal error - please report this issue to the NCCL developers" in init_device.
+    # bs017: APP_EXCEPTION, answered null (an UNCLASSIFIED_FAILURE WARN): Triton's model table row
+    #   "tensorrt_llm | 1 | UNAVAILABLE: Internal: unexpected error when creating
+    #   modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp".
+    # bs019: UNCLASSIFIED_FAILURE, answered null: LMDeploy's "Failed, NCCL error
+    #   /opt/lmdeploy/src/turbomind/utils/nccl_utils.cc:213 'unhandled system error (run with
+    #   NCCL_DEBUG=INFO for details)'".
+    "fresh65.jsonl": BlindSet(
+        "bs",
+        23,
+        4,
+        frozenset(
+            {
+                "bs002",
+                "bs003",
+                "bs004",
+                "bs006",
+                "bs007",
+                "bs008",
+                "bs011",
+                "bs013",
+                "bs017",
+                "bs019",
+            }
+        ),
+        spread_misses=frozenset(),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
