@@ -1016,6 +1016,21 @@ BLIND = {
         ),
         spread_misses=frozenset(),
     ),
+    # fresh66: workstations and small servers with consumer or prosumer GPUs (RTX 2080 Ti to 5090,
+    #   RTX A6000, A10G, T4): P2P on patched drivers, IOMMU, p2pBandwidthLatencyTest and simpleP2P,
+    #   nvidia-smi topo -m and -p2p, Windows and WSL2 multi-GPU, scored at da634bf (src/ of 22ca41c)
+    #   with no src change: alone 18/20 and spread 18/20, both engines (mixed 18/20); no failing
+    #   log answered null; no FAIL on the 8 healthy logs. Misses, the same alone, spread and mixed,
+    #   both engines:
+    # bt007: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: ProcessGroupNCCL's 'RuntimeError: NCCL
+    #   error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:911, unhandled system error, NCCL version
+    #   2.7.8' and 'ncclSystemError: System call (socket, malloc, munmap, etc) failed.' under WSL2,
+    #   no NCCL WARN; the tool reads torchelastic's 'failed (exitcode: 1)' line.
+    # bt013: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: vLLM's pynccl_wrapper.py NCCL_CHECK
+    #   raising '> RuntimeError: NCCL error: internal error - please report this issue to the NCCL
+    #   developers' (ncclInternalError) on a g5.48xlarge, no NCCL WARN; the tool reads it as a
+    #   Python exception.
+    "fresh66.jsonl": BlindSet("bt", 20, 8, frozenset({"bt007", "bt013"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
