@@ -268,6 +268,58 @@ LINES += [
     ),
 ]
 
+# Wave 11 (fresh64-fresh67)
+LINES += [
+    # github.com/NVIDIA/gpu-operator/issues/8 (fresh64 br007): the driver container's installer
+    ("ERROR: Unable to load the kernel module 'nvidia.ko'.", "UNCLASSIFIED_FAILURE"),
+    # github.com/NVIDIA/nccl/issues/1911 (fresh67 bu001): NCCL RAS's communicator report
+    ("  Communicator ranks have different AllGather operation counts", "NCCL_TIMEOUT"),
+    # github.com/deepspeedai/DeepSpeed/issues/4488 (fresh67 bu006), glued to a progress bar
+    (
+        "...17.07 examples/s][E ProcessGroupGloo.cpp:138] Rank 3 successfully reached "
+        "monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please "
+        "check rank 0 logs for faulty r",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/jpata/particleflow/issues/390 (fresh67 bu008): only the watchdog's frames
+    (
+        "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::"
+        "duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x7f1a in libtorch_cuda.so)",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/pytorch/pytorch/pull/123023 (fresh67 bu010): the line broken after 'Watchdog'
+    (
+        "[E329 19:15:11.775879730 ProcessGroupNCCL.cpp:565] [Rank 0] Watchdog\n"
+        "caught collective operation timeout: WorkNCCL(SeqNum=2,",
+        "NCCL_TIMEOUT",
+    ),
+    # github.com/NVIDIA/TensorRT-LLM/issues/1131 (fresh65 bs002): its NCCLCHECK
+    (
+        "Failed, NCCL error /app/tensorrt_llm/cpp/tensorrt_llm/plugins/ncclPlugin/"
+        "allreducePlugin.cpp:183 'unknown result code'",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # github.com/vllm-project/vllm/issues/8691 (fresh65 bs013): pynccl's NCCL_CHECK
+    (
+        "RuntimeError: NCCL error: internal error - please report this issue to the NCCL "
+        "developers",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # github.com/huggingface/text-generation-inference/issues/2593 (fresh65 bs006)
+    (
+        "Exception raised from c10_cuda_check_implementation at "
+        "/opt/conda/conda-bld/pytorch_1720538438750/work/c10/cuda/CUDAException.cpp:43 (most "
+        "recent call first):",
+        "CUDA_ERROR",
+    ),
+    # github.com/ai-dynamo/dynamo/issues/787 (fresh65 bs011): vLLM's CUDACHECK under Dynamo
+    (
+        "2025-04-23T03:35:43.390Z  INFO dynamo_engine_vllm::worker: VLLM: Failed: "
+        "/workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'",
+        "CUDA_ERROR",
+    ),
+]
+
 # The same programs when nothing failed: XLA's warning that proved early, a fabric that
 # registered, a coordination service that started, DeepEP's and NVSHMEM's start-up lines.
 HEALTHY = [

@@ -192,7 +192,7 @@ def classify_nvshmem_error(captures: dict[str, str]) -> Classification:
 
 def classify_nccl_result(captures: dict[str, str]) -> Classification:
     """A NCCL call's result string, quoted by the program that made the call."""
-    result = (captures.get("result") or "").lower()
+    result = (captures.get("result") or captures.get("result2") or "").lower()
     for needle, code in _NCCL_RESULTS:
         if result.startswith(needle):
             return code, Status.FAIL
