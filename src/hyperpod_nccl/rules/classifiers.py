@@ -8,7 +8,12 @@ import re
 from collections.abc import Callable
 
 from hyperpod_nccl.model import Status
-from hyperpod_nccl.rules.topics import failure_topic, informational, prose
+from hyperpod_nccl.rules.topics import (
+    failure_topic,
+    informational,
+    prose,
+    source_location_only,
+)
 from hyperpod_nccl.rules.xid import xid_info
 
 Classification = tuple[str, Status]
@@ -73,11 +78,6 @@ _CUDA_EXCEPTIONS = frozenset(
 )
 
 
-# An exception message that is only where it was raised (an ellipsis and a bracketed
-# source location, as vLLM and c10 print a Gloo or c10d error whose text follows).
-_LOCATION_ONLY = re.compile(r"(?:\.\.\. )?\[[^\]\s]+\.(?:cc|cpp|h|hpp|cu):[0-9]+\][ \t\r]*")
-
-
 # Words of CUDA in an exception's message most often name a device ('cuda:1'), not a failed
 # CUDA call: the CUDA rules read those calls' own messages.
 _EXCEPTION_TOPICS_SKIPPED = frozenset({"CUDA_ERROR"})
@@ -91,7 +91,7 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
         return None
     if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
         return classify_cuda_error({"cuda_err": captures.get("message") or ""})
-    if _LOCATION_ONLY.fullmatch(captures.get("message") or "x"):
+    if source_location_only(captures.get("message") or ""):
         # C++ errors raised into Python ('RuntimeError: [.../unbound_buffer.cc:78]') put their
         # text on the next line, which the rules read for itself.
         return None
@@ -158,14 +158,17 @@ _STATUS_CODES: tuple[tuple[str, str], ...] = (
 )
 
 
+def _by_prefix(table: tuple[tuple[str, str], ...], text: str) -> str | None:
+    """The code of the first entry the text begins with."""
+    return next((code for start, code in table if text.startswith(start)), None)
+
+
 def classify_status_error(captures: dict[str, str]) -> Classification:
     """The status a collective was aborted with: its code (and for Unavailable, its text)
     says whether a peer went away, a connection failed or the step's own op failed."""
     status = (captures.get("why") or captures.get("why2") or "").lower().replace("_", " ")
-    for needle, code in _STATUS_CODES:
-        if status.startswith(needle):
-            return code, Status.FAIL
-    return failure_topic(status) or "UNCLASSIFIED_FAILURE", Status.FAIL
+    code = _by_prefix(_STATUS_CODES, status) or failure_topic(status) or "UNCLASSIFIED_FAILURE"
+    return code, Status.FAIL
 
 
 # CUresult numbers (cuda.h) whose failure names a cause; 800 and the rest are CUDA errors.
@@ -193,10 +196,7 @@ def classify_nvshmem_error(captures: dict[str, str]) -> Classification:
 def classify_nccl_result(captures: dict[str, str]) -> Classification:
     """A NCCL call's result string, quoted by the program that made the call."""
     result = (captures.get("result") or captures.get("result2") or "").lower()
-    for needle, code in _NCCL_RESULTS:
-        if result.startswith(needle):
-            return code, Status.FAIL
-    return "UNCLASSIFIED_FAILURE", Status.FAIL
+    return _by_prefix(_NCCL_RESULTS, result) or "UNCLASSIFIED_FAILURE", Status.FAIL
 
 
 # Generic failure lines (the catalog's last rules): the code their words point at

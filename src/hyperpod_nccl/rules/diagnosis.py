@@ -209,15 +209,13 @@ def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilde
 
 def _whole_on_host(facts: Facts, host: str) -> bool:
     """NCCL releases before nNodes was printed: every rank of the host's communicators was
-    seen on this host (its processes' ranks cover the communicator's size) and no process on
-    another host named the same communicator, so the job is this one node."""
-    here = {pid for (h, pid) in facts.communicators if h == host}
-    names = set().union(*(facts.communicators[(host, pid)] for pid in here)) if here else set()
+    seen on this host (its processes' ranks cover the communicator's size) and no host shares
+    a communicator with another (_multi_node_hosts), so the job is this one node."""
+    names = _communicators_by_host(facts).get(host, set())
     sizes = [int(n.split()[1]) for n in names if n.startswith("size ")]
-    ids = {n for n in names if n.startswith("id ")}
-    if not sizes or any(ids & known for (h, _), known in facts.communicators.items() if h != host):
+    if not sizes or host in _multi_node_hosts(facts):
         return False
-    ranks = {rank for (h, pid, _), rank in facts.comm_ranks.items() if h == host and pid in here}
+    ranks = {rank for (h, _pid, _dev), rank in facts.comm_ranks.items() if h == host}
     return len(ranks) >= max(sizes)
 
 

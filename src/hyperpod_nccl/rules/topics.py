@@ -133,6 +133,14 @@ def failure_topic(text: str) -> str | None:
     return None
 
 
+def source_location_only(text: str) -> bool:
+    """The text names only where it was printed ('... [gloo/transport/tcp/unbound_buffer.cc:78]'):
+    a C++ error raised into Python whose words follow on the next line."""
+    return _SOURCE_LOCATION.search(text) is not None and not _SOURCE_LOCATION.sub("", text).strip(
+        " .[]\t\r"
+    )
+
+
 def informational(text: str) -> bool:
     """The line is at an informational or warning level (or a comment), whatever words it
     holds, or it reports a failure to release something."""
