@@ -1024,6 +1024,27 @@ BLIND = {
     #   wording): bt007 stands: the unclassified NCCL error is a fallback, and torchelastic's
     #   'failed (exitcode: 1)' beside it is classified (APP_EXCEPTION), which the ranker prefers.
     "fresh66.jsonl": BlindSet("bt", 20, 8, frozenset({"bt007"})),
+    # fresh69: LLM fine-tuning and post-training toolkits other than the many-cased ones
+    #   (axolotl, Unsloth and a fork, OpenRLHF, TRL, xtuner, FastChat, litgpt, NeMo-Aligner,
+    #   NeMo RL, VeOmni, allenai/FineGrainedRLHF), scored with src/ of d7179f3 (the branch
+    #   point) and no src change: alone 18/21 and spread 18/21, both engines (mixed 18/21); no
+    #   failing log answered null; no FAIL on the 5 healthy logs. Misses, the same alone, spread
+    #   and mixed, both engines:
+    # bw001: NET_UNREACHABLE, answered RANK_CRASH (NET_UNREACHABLE a FAIL beside it): UCX's
+    #   'sock.c:334  UCX  ERROR   connect(fd=168, dest_addr=169.254.4.6:52595) failed: Connection
+    #   refused' and pml_ucx's 'ucp_ep_create(proc=0) failed: Destination is unreachable', then
+    #   'Caught signal 11 (Segmentation fault: ...)' in UCX's error handler, behind 'pynemo/0 ';
+    # bw011: CONTAINER_OOM, answered APP_EXCEPTION: the tail of Ray's memory-monitor kill relayed
+    #   by '(ActorModelRayActor pid=8249) ': rows of its top-memory table ('8800', '1.18',
+    #   'ray::ReferenceModelRayActor', tab-separated) and 'Refer to the documentation on how to
+    #   address the out of memory issue: ...ray-oom-prevention.html'; the tool reads the Ray
+    #   job's 'Job entrypoint command failed with exit code 1';
+    # bw020: NET_UNREACHABLE, answered MASTER_ADDR_DNS (NET_UNREACHABLE a FAIL beside it): c10d's
+    #   '[W socket.cpp:601] The IPv6 network addresses of (cernet2.net, 52533) cannot be retrieved
+    #   (gai error: -5 - No address associated with hostname)' (only IPv6 fails) then '[E
+    #   socket.cpp:860] The client socket has timed out after 1800s while trying to connect to
+    #   (cernet2.net, 52533)'.
+    "fresh69.jsonl": BlindSet("bw", 21, 5, frozenset({"bw001", "bw011", "bw020"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
