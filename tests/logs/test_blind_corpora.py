@@ -1021,9 +1021,10 @@ BLIND = {
     #   developers' (ncclInternalError) on a g5.48xlarge, no NCCL WARN; the tool reads it as a
     #   Python exception.
     #   After their fixes (vLLM's pynccl 'NCCL error: <result>'; the older ncclSystemError
-    #   wording): bt007 stands: the unclassified NCCL error is a fallback, and torchelastic's
-    #   'failed (exitcode: 1)' beside it is classified (APP_EXCEPTION), which the ranker prefers.
-    "fresh66.jsonl": BlindSet("bt", 20, 8, frozenset({"bt007"})),
+    #   wording): bt007 stood (torchelastic's 'failed (exitcode: 1)' beside the unclassified
+    #   NCCL error was preferred) until an exit status 1 yielded to the failure line before it
+    #   that no rule classifies.
+    "fresh66.jsonl": BlindSet("bt", 20, 8, frozenset()),
     # fresh69: LLM fine-tuning and post-training toolkits other than the many-cased ones
     #   (axolotl, Unsloth and a fork, OpenRLHF, TRL, xtuner, FastChat, litgpt, NeMo-Aligner,
     #   NeMo RL, VeOmni, allenai/FineGrainedRLHF), scored with src/ of d7179f3 (the branch

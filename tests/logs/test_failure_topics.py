@@ -184,3 +184,37 @@ def test_a_failed_unique_id_exchange_is_named_by_the_stores_error(
         f"error: {why}",
     )
     assert report["root_cause"] == code
+
+
+def test_an_exit_status_1_yields_to_the_unclassified_failure_before_it(tmp_path: Path) -> None:
+    # github.com/fundamentalvision/BEVFormer/issues/230 (fresh66 bt007): an NCCL error whose
+    # class names no cause, then torchelastic's report that the rank exited 1
+    report = _report(
+        tmp_path,
+        "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:911, unhandled "
+        "system error, NCCL version 2.7.8",
+        "ncclSystemError: System call (socket, malloc, munmap, etc) failed.",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 "
+        "(pid: 439853) of binary",
+    )
+    assert report["root_cause"] == "UNCLASSIFIED_FAILURE"
+    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    assert statuses["APP_EXCEPTION"] == "FAIL"
+
+
+def test_a_launchers_exit_report_yields_to_a_classified_exit_status(tmp_path: Path) -> None:
+    # github.com/mosaicml/llm-foundry/issues/726 (fresh16 n020): composer's launcher reports
+    # the exit status twice, once in a form only the generic exit-report rule reads
+    report = _report(
+        tmp_path,
+        "ERROR:composer.cli.launcher:Rank 0 crashed with exit code 1.",
+        "Global rank 0 (PID 147193) exited with code 1",
+    )
+    assert report["root_cause"] == "APP_EXCEPTION"
+    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    assert statuses["UNCLASSIFIED_FAILURE"] == "INFO"
+
+
+def test_a_launchers_exit_report_alone_is_still_a_failure(tmp_path: Path) -> None:
+    report = _report(tmp_path, "Global rank 0 (PID 147193) exited with code 1")
+    assert report["root_cause"] == "UNCLASSIFIED_FAILURE"

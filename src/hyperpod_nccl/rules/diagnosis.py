@@ -481,7 +481,12 @@ def _settle_generic(builders: dict[str, FindingBuilder], catalog: Catalog) -> No
     unclassified = builders.get(UNCLASSIFIED)
     if unclassified is None:
         return
-    if any(b.status is Status.FAIL for c, b in builders.items() if c != UNCLASSIFIED):
+    # A classified failure makes the unclassified lines context, unless they explain it (an
+    # exit status 1 after pyxis could not start the container); and launchers' exit reports
+    # alone yield to any classified failure.
+    others = {c for c, b in builders.items() if c != UNCLASSIFIED and b.status is Status.FAIL}
+    unexplained = {c for c in others if not _explained_by(builders[c], {UNCLASSIFIED}, catalog)}
+    if unexplained or _explained_by(unclassified, others, catalog):
         unclassified.status = Status.INFO
     _title_from_first_line(unclassified, "a failure no rule classifies")
 
