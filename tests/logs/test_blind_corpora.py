@@ -1051,6 +1051,25 @@ BLIND = {
     #   c10d's tryConnect(AF_INET6) asks with AI_V4MAPPED | AI_ALL and retries a failed lookup
     #   until its deadline, so only IPv6 gai lines before the timeout mean the name never resolved.
     "fresh69.jsonl": BlindSet("bw", 21, 5, frozenset({"bw001", "bw020"})),
+    # fresh70: containers and schedulers around the job (pyxis/enroot, nvidia-container-cli's
+    #   OCI hook, Volcano and its device plugin, Slinky, an MPIJob, Kubeflow notebook events,
+    #   Kubeflow Trainer TrainJobs for the healthy ones, a spot-preempted GPU worker), scored with
+    #   src/ of bc0423e (the branch point) and no src change: alone 14/18 and spread 14/18, both
+    #   engines (mixed 14/18); 2 failing logs answered null; no FAIL on the 4 healthy logs. The
+    #   first by007 (a CPU-only JAX TrainJob whose 'cuInit(0) failed: Unknown CUDA error 303'
+    #   drew a CUDA_ERROR FAIL) was replaced after scoring, since no FAIL may stand on a healthy
+    #   log (README). Misses, the same alone, spread and mixed, both engines:
+    # by003: CUDA_ERROR (DRIVER_MISMATCH in also), answered GPU_ACCESS_LOST: docker's prestart
+    #   hook 'nvidia-container-cli: initialization error: cuda error: no cuda-capable device is
+    #   detected', the host's own CUDA init finding no GPU, not a container losing one;
+    # by014: POD_PENDING_RESOURCES (UNCLASSIFIED_FAILURE in also), answered UNCLASSIFIED_FAILURE:
+    #   Slinky's 'sbatch: error: Batch job submission failed: Requested node configuration is
+    #   not available', slurmctld finding no node for the job;
+    # by015: UNCLASSIFIED_FAILURE, answered null: slurmd's 'fatal: gres.conf duplicate records
+    #   for gpu' in a journald line;
+    # by018: EXTERNAL_SIGNAL, answered null: a Taskcluster worker's 'GCP Metadata Service says
+    #   termination is imminent', then systemd-logind's 'Power key pressed.'
+    "fresh70.jsonl": BlindSet("by", 18, 4, frozenset({"by003", "by014", "by015", "by018"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
