@@ -1070,6 +1070,27 @@ BLIND = {
     # by018: EXTERNAL_SIGNAL, answered null: a Taskcluster worker's 'GCP Metadata Service says
     #   termination is imminent', then systemd-logind's 'Power key pressed.'
     "fresh70.jsonl": BlindSet("by", 18, 4, frozenset({"by003", "by014", "by015", "by018"})),
+    # fresh71: cloud fabrics and managed training (AWS EFA and aws-ofi-nccl on AWS Batch,
+    #   SageMaker training images and jobs, ParallelCluster, HyperPod EKS; GCP GPUDirect-TCPX
+    #   and TCPXO; the awsome-distributed-training READMEs' healthy runs), scored with src/ of
+    #   bc0423e (the branch point) and no src change: alone 11/15 and spread 11/15, both engines
+    #   (mixed 10/15: bz003 also answered EFA_TCP_FALLBACK among other jobs' healthy logs); 3
+    #   failing logs answered null; no FAIL on the 6 healthy logs. Misses, the same alone and
+    #   spread, both engines:
+    # bz001: EFA_TCP_FALLBACK, answered null: on AWS Batch with FI_PROVIDER=efa and
+    #   LD_PRELOAD of aws-ofi-nccl's libnccl-net.so, '[1] NCCL INFO NET/Plugin : No plugin found
+    #   (libnccl-net.so).' and '[0] misc/ibvwrap.cc:63 NCCL WARN Failed to open
+    #   libibverbs.so[.1]' (no host prefix), after a pasted JSON block of the job's environment;
+    # bz007: UNCLASSIFIED_FAILURE, answered PEER_EXITED: GCP FasTrak's 'NCCL WARN NET/FasTrak
+    #   ...: INVALID_ARGUMENT: Buffer registration request does not have a valid fd set.' then
+    #   '... FAILED_PRECONDITION: receive() error: 32: Broken pipe';
+    # bz010: UNCLASSIFIED_FAILURE, answered null: the GPUDirect-TCPX plugin's one-line
+    #   'tcpxResult_t tcpxCommProgress(tcpxComm*):1126 NCCL WARN 0x..., nic 3, enp6s0, ... rx rx
+    #   ctrl timeout cnt 21311883, nanos 10000000217';
+    # bz014: UNCLASSIFIED_FAILURE, answered null: a HyperPod EKS MPIJob worker's '/bin/bash:
+    #   line 1: /usr/sbin/sshd: No such file or directory' and CloudAI's '[ERROR] Job nccl-test
+    #   failed: Missing success indicators in stdout.txt:'.
+    "fresh71.jsonl": BlindSet("bz", 15, 6, frozenset({"bz001", "bz007", "bz010", "bz014"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
