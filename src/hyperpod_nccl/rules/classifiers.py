@@ -66,9 +66,16 @@ def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
     return None
 
 
-# Exceptions that only carry a child process's exit status (torch.multiprocessing.spawn): the
-# status itself (an exit code, a signal) is read by the exit-code and signal rules.
-_EXIT_STATUS_EXCEPTIONS = frozenset({"ProcessExitedException"})
+# Exceptions that only relay a child process's end (torch/multiprocessing/spawn.py): its exit
+# status (ProcessExitedException), read by the exit-code and signal rules, or its traceback
+# (ProcessRaisedException, '-- Process N terminated with the following error:' and the
+# child's own lines), whose last exception the rules read where it stands.
+_RELAYING_EXCEPTIONS = frozenset({"ProcessExitedException", "ProcessRaisedException"})
+
+# CPython raises MemoryError when an allocation fails (PyErr_NoMemory), numpy its subclass
+# _ArrayMemoryError ('Unable to allocate ... for an array'): the host's or the container's
+# memory ran out, not the GPU's.
+_HOST_MEMORY_EXCEPTIONS = frozenset({"MemoryError", "_ArrayMemoryError"})
 
 
 # Exceptions that wrap a failed CUDA call, whose message is the CUDA error: CuPy's and
@@ -87,8 +94,10 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
     """A Python exception that ends the process, unless it only reports a child's exit; an
     exception whose message names what failed (rules/topics.py) is that failure, inferred."""
     name = captures.get("exception") or captures.get("exception2") or ""
-    if name in _EXIT_STATUS_EXCEPTIONS:
+    if name in _RELAYING_EXCEPTIONS:
         return None
+    if name.rsplit(".", 1)[-1] in _HOST_MEMORY_EXCEPTIONS:
+        return "CONTAINER_OOM", Status.FAIL
     if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
         return classify_cuda_error({"cuda_err": captures.get("message") or ""})
     if source_location_only(captures.get("message") or ""):
