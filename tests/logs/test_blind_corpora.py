@@ -1126,6 +1126,29 @@ BLIND = {
     #   certain side), ca014 and ca017 (one XLA invariant and one Open MPI help text, each one
     #   program's single message) stand.
     "fresh72.jsonl": BlindSet("ca", 18, 4, frozenset({"ca003", "ca010", "ca014", "ca017"})),
+    "fresh72.jsonl": BlindSet(
+        "ca",
+        18,
+        4,
+        frozenset(
+            {"ca003", "ca004", "ca006", "ca009", "ca010", "ca011", "ca014", "ca016", "ca017"}
+        ),
+    ),
+    # fresh73: JAX, XLA and TensorFlow on GPUs (XLA's NCCL errors, the coordination service, TF's
+    #   MultiWorkerMirroredStrategy, t5x, Flax, PJRT), scored with src/ of faaa494 (the branch
+    #   point) and no src change: alone 13/17 and spread 13/17, both engines (mixed 13/17); 1
+    #   failing log answered null; no FAIL on the 5 healthy logs. Misses, the same alone, spread
+    #   and mixed, both engines:
+    # cb002: NCCL_INVALID_USAGE, answered APP_EXCEPTION: PjRt's 'Execution of replica 0 failed:
+    #   INVALID_ARGUMENT: All buffers must have the same element type and count' (XLA's check on a
+    #   collective's buffers), read as the XlaRuntimeError traceback;
+    # cb006: RENDEZVOUS_FAILURE, answered PEER_EXITED: the coordination service's 'Task
+    #   /job:jax_worker/replica:0/task:37 heartbeat timeout' (labelled as ax001);
+    # cb010: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: 'Failed to disconnect from coordination
+    #   service with status: DEADLINE_EXCEEDED' at jax.distributed.shutdown in atexit;
+    # cb011: RENDEZVOUS_FAILURE, answered null: TF's 'Bad status from CompleteGroupDistributed:
+    #   Failed precondition: Device ... current incarnation doesn't match with one in the group'.
+    "fresh73.jsonl": BlindSet("cb", 17, 5, frozenset({"cb002", "cb006", "cb010", "cb011"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
