@@ -1149,6 +1149,58 @@ BLIND = {
     # cb011: RENDEZVOUS_FAILURE, answered null: TF's 'Bad status from CompleteGroupDistributed:
     #   Failed precondition: Device ... current incarnation doesn't match with one in the group'.
     "fresh73.jsonl": BlindSet("cb", 17, 5, frozenset({"cb002", "cb006", "cb010", "cb011"})),
+    # fresh74: Slurm and HPC launch plumbing (PMIx/PMI2 under srun, Open MPI's ORTE/PRRTE,
+    #   MPICH's Hydra, slurmd/slurmctld/slurmstepd, prolog, gres and cgroup errors, MUNGE, Flux),
+    #   scored with src/ of faaa494 (the branch point) and no src change: alone 13/23 and spread
+    #   13/23, both engines (mixed 13/23); 8 failing logs answered null; no FAIL on the 4 healthy
+    #   logs. Misses, the same alone, spread and mixed, both engines:
+    # cc006: UNCLASSIFIED_FAILURE, answered null: Open MPI's 'PMI2_Init failed to intialize.
+    #   Return code: 1' and 'OMPI was not built with SLURM's PMI support and therefore cannot
+    #   execute.';
+    # cc007: UNCLASSIFIED_FAILURE, answered null: PMIx's 'Framework: psec' / 'Component: munge'
+    #   not found, 'pmix_psec_base_open failed' and 'PMIX ERROR: NOT-FOUND in file
+    #   server/pmix_server.c at line 229';
+    # cc008: UNCLASSIFIED_FAILURE, answered null: 'It looks like MPI runtime init failed' with
+    #   'node rank' / '--> Returned "Not found" (-13) instead of "Success" (0)' under srun;
+    # cc010: UNCLASSIFIED_FAILURE, answered null: slurmctld's 'error: Setting node nodegpu1 state
+    #   to INVAL with reason:gres/gpu count reported lower than configured (3 < 4)' and
+    #   'drain_nodes: node nodegpu1 state set to DRAIN', journald-prefixed;
+    # cc011: UNCLASSIFIED_FAILURE, answered null: slurmd's 'cgroup_dbus_attach_to_scope: cannot
+    #   connect to dbus system daemon', 'Unable to initialize cgroup plugin', 'slurmd
+    #   initialization failed', the paste wrapped in one pair of backticks;
+    # cc012: UNCLASSIFIED_FAILURE, answered DISK_FULL: slurmstepd's write to a cpuset cgroup's
+    #   'cgroup.procs' 'failed: No space left on device' (the cgroup's ENOSPC, not a disk) and
+    #   'job_manager: exiting abnormally: Slurmd could not execve job';
+    # cc014: UNCLASSIFIED_FAILURE, answered null: Fluxion's 'sched-fluxion-resource.err[0]:
+    #   match_multi_request_cb: match failed due to match error' and 'job.exception type=alloc
+    #   severity=0 alloc denied due to type="match error"';
+    # cc015: EXTERNAL_SIGNAL, answered null: a Flux eventlog's 'exception type="timeout"
+    #   severity=0 userid=1001 note="resource allocation expired"' (the job's time limit);
+    # cc016: UNCLASSIFIED_FAILURE, answered null: slurmctld's 'error: Munge decode failed:
+    #   Invalid credential' / 'Protocol authentication error' and sinfo's 'Zero Bytes were
+    #   transmitted or received';
+    # cc018: UNCLASSIFIED_FAILURE, answered EXTERNAL_SIGNAL: MPICH's 'PMII_singinit: execv
+    #   failed: No such file or directory' under srun, then the user's Ctrl-C and slurmstepd's
+    #   '*** STEP 28936391.1 ON exp-9-17 CANCELLED AT ... ***'.
+    "fresh74.jsonl": BlindSet(
+        "cc",
+        23,
+        4,
+        frozenset(
+            {
+                "cc006",
+                "cc007",
+                "cc008",
+                "cc010",
+                "cc011",
+                "cc012",
+                "cc014",
+                "cc015",
+                "cc016",
+                "cc018",
+            }
+        ),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
