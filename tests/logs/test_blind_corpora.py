@@ -1201,6 +1201,16 @@ BLIND = {
             }
         ),
     ),
+    # fresh75: GPU clouds other than AWS (an OCI cluster, Google Cloud's GPU recipes and GKE
+    #   scheduling, Azure's AKS ND H100 v5 nodes, node health checks and NCCL skill docs),
+    #   scored with src/ of faaa494 (the branch point) and no src change: alone 6/7 and spread
+    #   6/7, both engines (mixed 6/7); no failing log answered null; no FAIL on the 3 healthy
+    #   logs. The miss, the same alone, spread and mixed, both engines:
+    # cd003: GPU_XID, answered DRIVER_MISMATCH (GPU_XID a FAIL beside it): NVRM's 'The NVIDIA GPU
+    #   000a:00:00.0 (PCI ID: 10de:2330) installed in this system' / 'is not supported by the
+    #   NVIDIA 580.126.09 driver release.' then 'The NVIDIA probe routine failed for 1 device(s).'
+    #   on one H100 of eight identical ones.
+    "fresh75.jsonl": BlindSet("cd", 7, 3, frozenset({"cd003"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
