@@ -124,9 +124,15 @@ _SENTENCE = re.compile(
 )
 
 
+# ENOSPC from a write into a cgroup file is no full disk (the catalog's cgroup-write-no-space
+# says why); in other programs' failure lines too.
+_CGROUP_ENOSPC = re.compile(r"(/sys/fs/cgroup/\S*.*?)no space left on device", re.IGNORECASE)
+
+
 def failure_topic(text: str) -> str | None:
     """The code a failure line's words point at, or None."""
     text = _SOURCE_LOCATION.sub(" ", _URL.sub(" ", text))
+    text = _CGROUP_ENOSPC.sub(r"\1(cgroup has no cpus or mems)", text)
     for code, words in _COMPILED:
         if words.search(text):
             return code
