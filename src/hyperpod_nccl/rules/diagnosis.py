@@ -183,6 +183,34 @@ def _derive_efa_fallback(
         )
 
 
+def _derive_plugin_absent_for_efa(
+    facts: Facts, builders: dict[str, FindingBuilder], catalog: Catalog
+) -> None:
+    """The job asked libfabric for EFA (FI_PROVIDER=efa) where NCCL's plugin loader found no
+    net plugin (libnccl-net.so): aws-ofi-nccl never loaded, so NCCL uses its own transports.
+    Read per host where the lines carry one (an environment dump seldom does)."""
+    if "EFA_TCP_FALLBACK" in builders or not facts.efa_requested:
+        return
+    requested_hosts = {occ.host for occ in facts.efa_requested.values()}
+    # A process that tried the OFI plugin is the other derivation's (sockets after OFI).
+    absent = [
+        occ
+        for kind, occ in facts.net_plugins.values()
+        if kind == "internal"
+        and (occ.host or occ.identity) not in facts.ofi_attempted
+        and (occ.host is None or None in requested_hosts or occ.host in requested_hosts)
+    ]
+    if not absent:
+        return
+    builder = _builder(builders, catalog, "EFA_TCP_FALLBACK")
+    for occ in absent[:4]:
+        builder.add(occ, "derived-no-plugin-for-efa", "cause", Status.FAIL, {})
+    builder.title = (
+        "the job asks for EFA (FI_PROVIDER=efa) but NCCL found no net plugin (libnccl-net.so):"
+        " aws-ofi-nccl is not loaded, so NCCL does not use EFA"
+    )
+
+
 def _settle_single_node_fallback(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
     """Every communicator NCCL described spans one node (nNodes 1): its ranks exchange data
     over P2P, SHM or NVLink and no network transport is used, so the OFI plugin failing to
@@ -672,6 +700,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     facts = analysis.facts
     _derive_version_mismatch(facts, builders, catalog)
     _derive_efa_fallback(facts, builders, catalog)
+    _derive_plugin_absent_for_efa(facts, builders, catalog)
     _derive_socket_ifname(facts, builders, catalog)
     _derive_nvls_stall(analysis, builders, catalog)
     _derive_unresolved_master(facts, builders, catalog)

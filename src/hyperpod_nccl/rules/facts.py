@@ -32,6 +32,8 @@ class Facts:
     networks: dict[str, tuple[str, Occurrence]] = field(default_factory=dict)
     ofi_attempted: dict[str, Occurrence] = field(default_factory=dict)
     net_plugins: dict[str, tuple[str, Occurrence]] = field(default_factory=dict)
+    # host (or source) -> a line asking libfabric for its EFA provider (FI_PROVIDER=efa)
+    efa_requested: dict[str, Occurrence] = field(default_factory=dict)
     interfaces: dict[tuple[str, str, str], Occurrence] = field(default_factory=dict)
     # host -> the interfaces of one NCCL "Using [0].. [1].." line that listed several
     interface_lists: dict[str, tuple[tuple[tuple[str, str], ...], Occurrence]] = field(
@@ -92,6 +94,11 @@ class Facts:
         key = occ.host or occ.identity
         if len(self.net_plugins) < MAX_IDENTITIES:
             self.net_plugins.setdefault(key, (kind, occ))
+
+    def _record_efa_requested(self, captures: dict[str, str], occ: Occurrence) -> None:
+        key = occ.host or occ.source
+        if len(self.efa_requested) < MAX_IDENTITIES:
+            self.efa_requested.setdefault(key, occ)
 
     def _record_nccl_interface(self, captures: dict[str, str], occ: Occurrence) -> None:
         listed = [
@@ -192,6 +199,7 @@ class Facts:
             "networks",
             "ofi_attempted",
             "net_plugins",
+            "efa_requested",
             "interfaces",
             "interface_lists",
             "comm_ranks",
@@ -230,6 +238,7 @@ class Facts:
         found += [occ for _, occ in self.networks.values()]
         found += self.ofi_attempted.values()
         found += [occ for _, occ in self.net_plugins.values()]
+        found += self.efa_requested.values()
         found += self.interfaces.values()
         found += [occ for _, occ in self.interface_lists.values()]
         found += self.nvls.values()
