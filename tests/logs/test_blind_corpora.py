@@ -1188,6 +1188,44 @@ BLIND = {
     #   Ctrl-C of the hung step is classified, the singleton init's execv failure is not).
     "fresh74.jsonl": BlindSet("cc", 23, 4, frozenset({"cc018"})),
     "fresh75.jsonl": BlindSet("cd", 7, 3, frozenset({"cd003"})),
+    # fresh78: GPU node health as operators see it on Kubernetes and HyperPod (the GPU operator's
+    #   validators, dcgm-exporter, DCGM and its exporter's builds, the EKS node monitoring agent,
+    #   HyperPod's health-monitoring agent relaying node-problem-detector, the kubelet's and the
+    #   scheduler's events, nvidia-smi), scored with src/ of ef9f264 (the branch point) and no src
+    #   change: alone 9/18 and spread 9/18, both engines (mixed 9/18); 7 failing logs answered
+    #   null; no FAIL on the 5 healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # cg001: CUDA_ERROR, answered GPU_ACCESS_LOST: the CUDA validator's 'cuda-validation Failed
+    #   to allocate device vector A (error code no CUDA-capable device is detected)!';
+    # cg003: GPU_ACCESS_LOST, answered null: nvidia-smi -L's 'Unable to determine the device
+    #   handle for gpu 0000:18:00.0: Unknown Error' (lower-case 'gpu', a space before the address);
+    # cg006: DRIVER_MISMATCH, answered null: dcgm-exporter's 'FATA[0001] Error retrieving DCGM MIG
+    #   hierarchy: API version mismatch';
+    # cg007: NVLINK_ERROR, answered null: nvidia-smi -q's 'Fabric' block with 'State : In
+    #   Progress' and every other fabric field N/A;
+    # cg008: UNCLASSIFIED_FAILURE, answered null: driver-validation's 'chroot: failed to run
+    #   command 'nvidia-smi': No such file or directory' / 'command failed, retrying after 5
+    #   seconds', RFC 3339 timestamps with nanoseconds;
+    # cg009: UNCLASSIFIED_FAILURE, answered null: the EKS node monitoring agent's JSON line
+    #   '"level":"error" ... "msg":"failed to reconcile DCGM state" ... "error":"failed to
+    #   initialize DCGM: Error connecting to nv-hostengine: Host engine connection
+    #   invalid/disconnected"';
+    # cg010: GPU_ECC, answered null: the agent's '"Reason":"DCGMHealthCode4","Message":"DCGM
+    #   detected issues in health check system with error code 4","Severity":"Fatal"' (4 is
+    #   DCGM_FR_VOLATILE_DBE_DETECTED) beside DCGMHealthCode101 (DCGM_FR_XID_ERROR);
+    # cg011: NVLINK_ERROR, answered GPU_XID: HyperPod's health-monitoring agent's 'NPD caught
+    #   event' JSON with 'NVRM: Xid (PCI:0000:b9:00): 71, pid=<unknown>, name=<unknown>, NVLink:
+    #   fatal error detected on link 6(0x10000, ...)' escaped inside the message;
+    # cg017: UNCLASSIFIED_FAILURE, answered null: the kubelet's 'Warning  UnexpectedAdmissionError
+    #   10s   kubelet  Allocate failed due to rpc error: code = Unavailable desc = error reading
+    #   from server: EOF, which is unexpected', the paste wrapped in backticks.
+    "fresh78.jsonl": BlindSet(
+        "cg",
+        18,
+        5,
+        frozenset(
+            {"cg001", "cg003", "cg006", "cg007", "cg008", "cg009", "cg010", "cg011", "cg017"}
+        ),
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
