@@ -1074,7 +1074,8 @@ BLIND = {
     #   is the less certain side: no GPU visible to CUDA at the container's start). by019, the
     #   JAX TrainJob that was scored first in place of by007 (a CUDA_ERROR FAIL on a healthy
     #   log), is right since JAX's handled plugin error is a warning, and is in the set again.
-    "fresh70.jsonl": BlindSet("by", 19, 5, frozenset({"by003"})),
+    #   by003 is right since a process that sees no CUDA device is a CUDA error (fresh78).
+    "fresh70.jsonl": BlindSet("by", 19, 5, frozenset()),
     # fresh71: cloud fabrics and managed training (AWS EFA and aws-ofi-nccl on AWS Batch,
     #   SageMaker training images and jobs, ParallelCluster, HyperPod EKS; GCP GPUDirect-TCPX
     #   and TCPXO; the awsome-distributed-training READMEs' healthy runs), scored with src/ of
@@ -1218,14 +1219,14 @@ BLIND = {
     # cg017: UNCLASSIFIED_FAILURE, answered null: the kubelet's 'Warning  UnexpectedAdmissionError
     #   10s   kubelet  Allocate failed due to rpc error: code = Unavailable desc = error reading
     #   from server: EOF, which is unexpected', the paste wrapped in backticks.
-    "fresh78.jsonl": BlindSet(
-        "cg",
-        18,
-        5,
-        frozenset(
-            {"cg001", "cg003", "cg006", "cg007", "cg008", "cg009", "cg010", "cg011", "cg017"}
-        ),
-    ),
+    #   After their fixes (no CUDA device visible is a CUDA error, not a lost GPU; newer
+    #   nvidia-smi's 'device handle for gpu ...'; DCGM's health codes by dcgm_errors.h; the
+    #   driver's NVLink words in an Xid line whatever its number; logrus's FATA level and the
+    #   kubelet's UnexpectedAdmissionError as failures): cg006 (answered UNCLASSIFIED_FAILURE,
+    #   its alternate: DCGM's 'API version mismatch' names no driver), cg007 (a Fabric state
+    #   'In Progress' in nvidia-smi -q, no error line), cg008 (a validator's chroot failure it
+    #   retries) and cg009 (an agent's error-level line about nv-hostengine) stand.
+    "fresh78.jsonl": BlindSet("cg", 18, 5, frozenset({"cg006", "cg007", "cg008", "cg009"})),
 }
 FILES = {path.name: path for path in CORPORA}
 

@@ -206,7 +206,7 @@ CASES = [
         "that the latest NVIDIA driver is installed and running.",
         "DRIVER_MISMATCH",
     ),
-    ("format", "RuntimeError: No CUDA GPUs are available", "GPU_ACCESS_LOST"),
+    ("format", "RuntimeError: No CUDA GPUs are available", "CUDA_ERROR"),
     (
         "format",
         'ERROR:torch.distributed.elastic.multiprocessing.errors.error_handler:{"message": '

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 
 from hyperpod_nccl.model import Status
+from hyperpod_nccl.rules.dcgm import dcgm_error_code
 from hyperpod_nccl.rules.topics import (
     failure_topic,
     informational,
@@ -19,8 +20,15 @@ from hyperpod_nccl.rules.xid import xid_info
 Classification = tuple[str, Status]
 
 
+# The driver's own words for a link fault ('NVLink: fatal error detected on link 6(...)', its
+# Xid 74 text) name NVLink whatever number a relay puts before them.
+_NVLINK_XID_TEXT = re.compile(r"\bNVLink: fatal error detected on link\b")
+
+
 def classify_xid(captures: dict[str, str]) -> Classification:
     info = xid_info(int(captures.get("xid") or 0))
+    if _NVLINK_XID_TEXT.search(captures.get("xid_text") or ""):
+        return "NVLINK_ERROR", Status.FAIL
     return info.code, info.status
 
 
@@ -37,12 +45,10 @@ _CUDA_MESSAGES: tuple[tuple[str, str], ...] = (
     # cudaErrorCallRequiresNewerDriver (36): the runtime needs a newer driver for this call
     ("not supported in the installed cuda driver", "DRIVER_MISMATCH"),
     ("requiresnewerdriver", "DRIVER_MISMATCH"),
-    ("no cuda-capable device", "GPU_ACCESS_LOST"),
     # CUresult names, read with their underscores as spaces (CUDA_ERROR_ECC_UNCORRECTABLE)
     ("ecc uncorrectable", "GPU_ECC"),
     ("system not ready", "NVLINK_ERROR"),
     ("insufficient driver", "DRIVER_MISMATCH"),
-    ("no device", "GPU_ACCESS_LOST"),
     # the error enums' own names, camel-cased (hipErrorOutOfMemory, cudaErrorMemoryAllocation)
     ("outofmemory", "CUDA_OOM"),
     ("memoryallocation", "CUDA_OOM"),
@@ -232,6 +238,15 @@ def classify_failure_words(captures: dict[str, str], text: str) -> Classificatio
     return (topic, Status.FAIL) if topic else None
 
 
+def classify_dcgm_health(captures: dict[str, str]) -> Classification:
+    """A DCGM error number a health watch relayed: what it names (rules/dcgm.py); a failure
+    when the relay calls it fatal or gives no severity, else a warning."""
+    number = captures.get("dcgm_code") or captures.get("dcgm_code2") or "0"
+    severity = (captures.get("severity") or "fatal").lower()
+    status = Status.FAIL if severity in ("fatal", "critical", "error") else Status.WARN
+    return dcgm_error_code(int(number)), status
+
+
 Classifier = Callable[[dict[str, str], str], Classification | None]
 
 
@@ -251,6 +266,7 @@ CLASSIFIERS: dict[str, Classifier] = {
     "nccl_result": _captures_only(classify_nccl_result),
     "nvshmem_error": _captures_only(classify_nvshmem_error),
     "status_error": _captures_only(classify_status_error),
+    "dcgm_health": _captures_only(classify_dcgm_health),
     "failure_line": classify_failure_line,
     "error_level": classify_error_level,
     "failure_words": classify_failure_words,

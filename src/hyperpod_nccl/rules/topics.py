@@ -32,7 +32,7 @@ _TOPICS: tuple[tuple[str, str], ...] = (
         "DRIVER_MISMATCH",
         r"driver/library version|libnvidia-ml|libcuda\.so|container toolkit|driver version",
     ),
-    ("GPU_ACCESS_LOST", r"\bnvml\b|no (?:cuda-capable|nvidia) (?:device|gpu)"),
+    ("GPU_ACCESS_LOST", r"\bnvml\b|no nvidia (?:device|gpu)"),
     (
         "CUDA_OOM",
         r"(?:cuda|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
