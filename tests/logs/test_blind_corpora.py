@@ -1227,6 +1227,16 @@ BLIND = {
     #   'In Progress' in nvidia-smi -q, no error line), cg008 (a validator's chroot failure it
     #   retries) and cg009 (an agent's error-level line about nv-hostengine) stand.
     "fresh78.jsonl": BlindSet("cg", 18, 5, frozenset({"cg006", "cg007", "cg008", "cg009"})),
+    # fresh76: the newest PyTorch distributed (2.7-2.9 watchdog wording, torchelastic/TCPStore,
+    #   FSDP2 and torchtitan runs; threads of 2025-2026 from ecmwf/WeatherGenerator, NVIDIA/nccl,
+    #   LlamaFactory, intel/torch-xpu-ops, modal-examples, sglang, pytorch, torchtitan, SkyRL,
+    #   Mooncake), scored with src/ of ef9f264 (the branch point) and no src change: alone 11/12
+    #   and spread 11/12, both engines (mixed 11/12); no failing log answered null; no FAIL on the
+    #   4 healthy logs. The miss, the same alone, spread and mixed, both engines:
+    # ce003: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: a one-line paste of c10d's
+    #   'torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without
+    #   libuv support, run with USE_LIBUV=0 to disable it.' (bq006/bt014/bt015 label it so).
+    "fresh76.jsonl": BlindSet("ce", 12, 4, frozenset({"ce003"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
