@@ -14,7 +14,8 @@ alike, over the one cause graph of the code registry.
 4. A catch-all code (`fallback`: a failure line no rule classifies) is the root cause only
    when no classified code is a candidate.
 5. With no FAIL, a WARN whose code may be a root while a warning (an application Xid, ranks
-   that never reached a collective) is still named: null means nothing is wrong.
+   that never reached a collective, Horovod's stall warning) is still named: null means
+   nothing is wrong.
 """
 
 from __future__ import annotations
