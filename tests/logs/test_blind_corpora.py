@@ -1100,10 +1100,10 @@ BLIND = {
     #   line 1: /usr/sbin/sshd: No such file or directory' and CloudAI's '[ERROR] Job nccl-test
     #   failed: Missing success indicators in stdout.txt:'.
     #   After their fixes (a job that asks for EFA, FI_PROVIDER=efa, where NCCL finds no net
-    #   plugin): bz007 and bz010 (GCP net plugins' own WARN lines, which the catalog leaves
-    #   unread since plugins warn on healthy runs too) and bz014 (bash not finding sshd, the
-    #   only sign, with CloudAI's error-level verdict) stand.
-    "fresh71.jsonl": BlindSet("bz", 15, 6, frozenset({"bz007", "bz010", "bz014"})),
+    #   plugin; bash's report of a command it cannot run): bz007 and bz010 (GCP net plugins'
+    #   own WARN lines, which the catalog leaves unread since plugins warn on healthy runs
+    #   too) stand.
+    "fresh71.jsonl": BlindSet("bz", 15, 6, frozenset({"bz007", "bz010"})),
     # fresh72: frameworks beyond plain PyTorch DDP (JAX/XLA, Megatron-LM, NeMo, torchtitan,
     #   ColossalAI, Horovod via OpenNMT-tf, PaddlePaddle, CuPy's NCCL wrapper), scored with src/
     #   of bc0423e (the branch point) and no src change: alone 9/18 and spread 9/18, both engines
