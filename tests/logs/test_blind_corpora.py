@@ -1261,6 +1261,17 @@ BLIND = {
     #   flight is teardown, as its newer 'Closing ... with inflight requests'): cf012 stands
     #   (the paste starts at the watchdog's last line; the label is the less certain side).
     "fresh77.jsonl": BlindSet("cf", 14, 12, frozenset({"cf012"})),
+    # fresh79: ordinary multi-GPU failures in popular vision, speech and diffusion repositories
+    #   (detectron2 and DETR, fairseq, mmdetection, mmsegmentation, ultralytics, diffusers,
+    #   finetrainers, the MLPerf SSD reference, F5-TTS, CosyVoice, pysot and other research repos),
+    #   scored with src/ of b3074ee (the branch point) and no src change: alone 17/18 and spread
+    #   17/18, both engines (mixed 17/18); no failing log answered null; no FAIL on the 4 healthy
+    #   logs. The miss, the same alone, spread and mixed, both engines:
+    # ch012: NCCL_TIMEOUT, answered APP_EXCEPTION: PyTorch 1.x's 'RuntimeError: [Rank 1] Caught
+    #   collective operation timeout: WorkNCCL(SeqNum=6, OpType=ALLREDUCE, TensorShape=[1], Tim' /
+    #   'eout(ms)=10800000) ran for 10800863 milliseconds before timing out.' (hard-wrapped by the
+    #   terminal inside 'Timeout'), then torchelastic's 'failed (exitcode: 1) local_rank: 1'.
+    "fresh79.jsonl": BlindSet("ch", 18, 4, frozenset({"ch012"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
