@@ -1272,6 +1272,31 @@ BLIND = {
     #   'eout(ms)=10800000) ran for 10800863 milliseconds before timing out.' (hard-wrapped by the
     #   terminal inside 'Timeout'), then torchelastic's 'failed (exitcode: 1) local_rank: 1'.
     "fresh79.jsonl": BlindSet("ch", 18, 4, frozenset({"ch012"})),
+    # fresh80: multi-GPU and multi-node LLM inference serving (vLLM V1 with Ray and
+    #   multiprocessing executors and custom all-reduce, SGLang, TensorRT-LLM via Dynamo,
+    #   LMDeploy's TurboMind, Mooncake, NVSHMEM/DeepEP, NIXL; 2024-12 to 2026 threads), scored
+    #   with src/ of b3074ee (the branch point) and no src change: alone 12/18 and spread 12/18,
+    #   both engines (mixed 11/18: ci016 also answered NCCL_VERSION_MISMATCH, a FAIL, among
+    #   other jobs' healthy logs); 4 failing logs answered null; no FAIL on the 4 healthy logs
+    #   alone or spread. Misses, the same alone, spread and mixed, both engines:
+    # ci005: UNCLASSIFIED_FAILURE, answered null: Mooncake store's glog 'E... store_py.cpp:367]
+    #   Put operation failed with error: TRANSFER_FAIL' after three 'Transfer failed for task0';
+    # ci006: NCCL_TIMEOUT, answered CONTAINER_OOM: SGLang's '[... TP4] Watchdog timeout
+    #   (self.watchdog_timeout=300)' on every TP rank, then 'Received sigquit from a child
+    #   proces.' and a bare 'Killed' (read as the OOM killer);
+    # ci007: RANK_CRASH, answered null: Ray's fatal '[... C ...] experimental_mutable_object_
+    #   manager.cc:177:' 'Check failed: RAY_PREDICT_TRUE(_left_ != _right_) 0 vs 0' (indented);
+    # ci009: NCCL_TIMEOUT, answered null: vLLM's '[shm_broadcast.py:681] No available shared
+    #   memory broadcast block found in 60 seconds' repeated by two DP engine cores (bh006);
+    # ci014: NET_UNREACHABLE, answered null: Mooncake store's 'E0803 ... client.cpp:29]
+    #   MountSegment: rpc error, code: 14, message: failed to connect to all addresses' (bh003);
+    # ci015: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: UCX's 'E ucx_utils.cpp:585] VRAM
+    #   memory is detected as host by UCX.' then NIXL's registerMem failure, TRT-LLM's
+    #   'Assertion failed: status == NIXL_SUCCESS' and 'RuntimeError: Executor worker returned
+    #   error' (APP_EXCEPTION is in also; the label is the less certain side).
+    "fresh80.jsonl": BlindSet(
+        "ci", 18, 4, frozenset({"ci005", "ci006", "ci007", "ci009", "ci014", "ci015"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
