@@ -1297,6 +1297,20 @@ BLIND = {
     "fresh80.jsonl": BlindSet(
         "ci", 18, 4, frozenset({"ci005", "ci006", "ci007", "ci009", "ci014", "ci015"})
     ),
+    # fresh81: pages outside GitHub's issue trackers (pastebin pastes, GitHub gists, Hugging Face
+    #   discussions and a saved log, discuss.pytorch.org, Huawei's Ascend forum and CANN manual),
+    #   scored with src/ of b3074ee (the branch point) and no src change: alone 16/18 and spread
+    #   16/18, both engines (mixed 16/18); one failing log answered null; one FAIL on the 8
+    #   healthy logs (cj016). Misses, the same alone, spread and mixed, both engines:
+    # cj010: NET_UNREACHABLE, answered null: the CANN manual's HCCL example, 'wait socket
+    #   establish timeout, role[0] rank[0] timeout[120 s]' and a link table row with status
+    #   'time out', all on one line behind '[ERROR] HCCL(...)' prefixes;
+    # cj016: HEALTHY, answered NVLINK_ERROR (a FAIL): NCCL 2.0.5's start-up INFO lines
+    #   'nvmlDeviceGetNvLinkCapability() failed: Not Supported' on a two-GPU desktop with no
+    #   NVLink, beside 'misc/ibvwrap.cu:60 WARN Failed to open libibverbs.so[.1]' and 'Ring 0 : 0
+    #   1'; a FAIL on a healthy log, which test_blind_case asserts against, so this case fails
+    #   until the rule is fixed.
+    "fresh81.jsonl": BlindSet("cj", 18, 8, frozenset({"cj010", "cj016"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
