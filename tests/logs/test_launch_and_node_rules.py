@@ -35,6 +35,9 @@ RULES = {
     "logger-fatal-unclassified",
     "kubelet-admission-error",
     "shell-command-missing",
+    "sglang-scheduler-watchdog",
+    "vllm-shm-broadcast-wait",
+    "grpc-connect-failed",
 }
 
 

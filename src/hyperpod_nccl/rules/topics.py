@@ -92,7 +92,7 @@ TOPIC_CODES = tuple(code for code, _ in _TOPICS)
 # Python's warnings, the INFO/WARN level of a logger,
 # libfabric's <warn> and lower); and comment lines ('#': scripts, nccl-tests' headers).
 _INFORMATIONAL = re.compile(
-    r"\bNCCL INFO\b|^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW](?:[0-9]{8}|[0-9]{3,4}) |\[[IW] |\[[IWDVT]\] |[Ww]arning: |WARNING|"
+    r"\bNCCL INFO\b|\[[0-9]+\] INFO |^[ \t>`]*(?:\[[^\]]*\]:?)?[ \t]*\[?[IW](?:[0-9]{8}|[0-9]{3,4}) |\[[IW] |\[[IWDVT]\] |[Ww]arning: |WARNING|"
     r"\[(?:INFO|WARN|WARNING|DEBUG)\]|\blevel=(?:info|warn|warning|debug|INFO|WARN|DEBUG)\b|"
     r'"level": ?"(?:info|warn|warning|debug|INFO|WARN|WARNING|DEBUG)"|'
     r" - (?:INFO|WARNING|DEBUG) - |\| (?:INFO|WARNING|DEBUG|SUCCESS) +\||<(?:warn|info|debug|trace)> |"
