@@ -1053,7 +1053,8 @@ BLIND = {
     #   after its connect failure, is taken as the crash) and bw020 stands as the label's side:
     #   c10d's tryConnect(AF_INET6) asks with AI_V4MAPPED | AI_ALL and retries a failed lookup
     #   until its deadline, so only IPv6 gai lines before the timeout mean the name never resolved.
-    "fresh69.jsonl": BlindSet("bw", 21, 5, frozenset({"bw001", "bw020"})),
+    #   bw020 was relabelled MASTER_ADDR_DNS (the reading above) and is right.
+    "fresh69.jsonl": BlindSet("bw", 21, 5, frozenset({"bw001"})),
     # fresh70: containers and schedulers around the job (pyxis/enroot, nvidia-container-cli's
     #   OCI hook, Volcano and its device plugin, Slinky, an MPIJob, Kubeflow notebook events,
     #   Kubeflow Trainer TrainJobs for the healthy ones, a spot-preempted GPU worker), scored with
