@@ -1332,6 +1332,19 @@ BLIND = {
     #   to ibv_create_qp failed' quoted in prose above NCCL 2.7.8's INFO lines, in docker; the
     #   other sets label a bare ibv_create_qp failure MEMLOCK (f015, f074, bn010).
     "fresh82.jsonl": BlindSet("ck", 8, 1, frozenset({"ck004", "ck006"})),
+    # fresh84: GPU and host faults inside training threads of many repositories (CUDA's
+    #   unspecified launch failure, illegal memory access and misaligned address through the
+    #   ProcessGroupNCCL watchdog, ATen's device-side assertions, cuBLAS EXECUTION_FAILED, a short
+    #   checkpoint write, a shell Killed, dmesg Xid 45 with a hung task), scored with src/ of 663902b
+    #   (the branch point) and no src change: alone 17/19 and spread 17/19, both engines (mixed
+    #   17/19); 2 failing logs answered null; no FAIL on the 4 healthy logs. Misses, the same alone,
+    #   spread and mixed, both engines:
+    # cm008: CUDA_ERROR, answered null: seven ATen lines '../aten/src/ATen/native/cuda/NLLLoss2d.cu:
+    #   103: nll_loss2d_forward_kernel: block: [0,0,0], thread: [598,0,0] Assertion `t >= 0 && t <
+    #   n_classes` failed.' with no 'device-side assert triggered' line after them;
+    # cm012: CONTAINER_OOM, answered null: bash's 'Killed' in a zh_CN locale ('已杀死') right after
+    #   DreamerV3's metrics lines, the process's SIGKILL by the OOM killer.
+    "fresh84.jsonl": BlindSet("cm", 19, 4, frozenset({"cm008", "cm012"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
