@@ -1345,6 +1345,21 @@ BLIND = {
     # cm012: CONTAINER_OOM, answered null: bash's 'Killed' in a zh_CN locale ('已杀死') right after
     #   DreamerV3's metrics lines, the process's SIGKILL by the OOM killer.
     "fresh84.jsonl": BlindSet("cm", 19, 4, frozenset({"cm008", "cm012"})),
+    # fresh83: torch.distributed's own exceptions and torchelastic's summaries (DistBackendError,
+    #   DistNetworkError, DistStoreError, RendezvousClosedError, ChildFailedError, TCPStore
+    #   'Broken pipe' and 'Connection reset by peer', store waits), one thread per repository
+    #   mostly, scored with src/ of 663902b (the branch point) and no src change: alone 16/18 and
+    #   spread 16/18, both engines (mixed 16/18); one failing log answered null; no FAIL on the 4
+    #   healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # cl001: RENDEZVOUS_FAILURE, answered EXTERNAL_SIGNAL (mixed: NCCL_VERSION_MISMATCH): the
+    #   dynamic rendezvous' 'raise RendezvousClosedError()' ending two Slurm tasks ('srun: error:
+    #   cdr2596: task 1: Exited with exit code 1'), then slurmstepd's 'STEP ... CANCELLED' and
+    #   torchelastic's 'Received 15 death signal, shutting down workers' (read as the cause);
+    # cl004: RENDEZVOUS_FAILURE, answered null: accelerate-prefixed INFO lines of the store-based
+    #   barrier, 'Waiting in store based barrier to initialize process group for rank: 0, key:
+    #   store_based_barrier_key:2 (world_size=8, worker_count=1, timeout=0:30:00)', five times
+    #   ten seconds apart (bl007 labels the same wait).
+    "fresh83.jsonl": BlindSet("cl", 18, 4, frozenset({"cl001", "cl004"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
