@@ -38,6 +38,9 @@ RULES = {
     "sglang-scheduler-watchdog",
     "vllm-shm-broadcast-wait",
     "grpc-connect-failed",
+    "cuda-device-assert",
+    "nccl-topology-gpu-not-found",
+    "c10d-store-barrier-waiting",
 }
 
 

@@ -74,8 +74,8 @@ def _class(items: list[tuple[Any, Any]]) -> Literals | None:
             members.update(range(av[0], av[1] + 1))
         else:  # NEGATE, a category (\d, \w), a wide range
             return None
-    if len(members) > MAX_CLASS:
-        return None
+    if len(members) > MAX_CLASS or max(members, default=0) > 0x7F:
+        return None  # a non-ASCII member is several bytes in UTF-8: no one-byte set
     return frozenset(bytes([m]) for m in members)
 
 
