@@ -1369,6 +1369,19 @@ BLIND = {
     #   agents' SIGTERM follows Slurm cancelling the step after the rendezvous closed; with no
     #   times on the lines the order cannot say so).
     "fresh83.jsonl": BlindSet("cl", 18, 4, frozenset({"cl001"})),
+    # fresh86: Kubernetes job-level evidence of distributed training (Kueue's admission refusal for
+    #   a JobSet, the training operator's PyTorchJob exit-code events, a training pod's failing
+    #   image pull, a TorchElastic ElasticJob's iteration line for the healthy one, the MPI
+    #   operator's own flag error), scored with src/ of 344938f (the branch point) and no src
+    #   change: alone 3/5 and spread 3/5, both engines (mixed 3/5); 2 failing logs answered null;
+    #   no FAIL on the healthy log. Misses, the same alone, spread and mixed, both engines:
+    # co001: POD_PENDING_RESOURCES, answered null: kubectl describe Events rows from
+    #   'kueue-admission', "couldn't assign flavors to pod set job: resource cpu unavailable in
+    #   ClusterQueue" (and memory), Kueue finding no quota for the JobSet's pods;
+    # co005: UNCLASSIFIED_FAILURE (APP_EXCEPTION in also), answered null: the MPI operator's
+    #   'flag provided but not defined: -kubectl-delivery-image' and 'Usage of /opt/mpi-operator:',
+    #   Go's flag package rejecting an argument of an older manifest.
+    "fresh86.jsonl": BlindSet("co", 5, 1, frozenset({"co001", "co005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
