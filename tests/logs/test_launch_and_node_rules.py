@@ -41,6 +41,8 @@ RULES = {
     "cuda-device-assert",
     "nccl-topology-gpu-not-found",
     "c10d-store-barrier-waiting",
+    "kueue-admission-pending",
+    "go-unknown-flag",
 }
 
 
