@@ -1384,6 +1384,22 @@ BLIND = {
     #   After their fixes (Kueue's 'couldn't assign flavors to pod set'; Go's flag package's
     #   'flag provided but not defined'), none is missed.
     "fresh86.jsonl": BlindSet("co", 5, 1, frozenset()),
+    # fresh87: healthy distributed runs first (torchtitan and Lightning start-ups, MSCCL++ and UCC
+    #   benchmarks, DeepSpeed and GPT-NeoX step lines, SGLang TP load, NCCL INFO inits on IB and
+    #   sockets, a JAX device map) with a few failures among the same noise, scored with src/ of
+    #   344938f (the branch point) and no src change: alone 16/18 and spread 16/18, both engines
+    #   (mixed 15/18: cp012 is answered RENDEZVOUS_FAILURE, a WARN, among other jobs' healthy
+    #   logs); no failing log answered null; no FAIL on the 14 healthy logs. Misses, the same
+    #   alone, spread and mixed, both engines:
+    # cp006: HEALTHY, answered RENDEZVOUS_FAILURE (a WARN root, no FAIL): c10d's 'Waiting in store
+    #   based barrier to initialize process group for rank: 3, key: store_based_barrier_key:1
+    #   (world_size=6, worker_count=4, timeout=0:30:00)', though the excerpt then shows 'Completed
+    #   store-based barrier ... with 6 nodes' and Lightning's 'All distributed processes
+    #   registered. Starting with 6 processes';
+    # cp018: CUDA_ERROR, answered APP_EXCEPTION: JAX's 'RuntimeError: Unable to initialize backend
+    #   'cuda': INTERNAL: no supported devices found for platform CUDA' under Slurm with
+    #   --gpus-per-task=1.
+    "fresh87.jsonl": BlindSet("cp", 18, 14, frozenset({"cp006", "cp018"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
