@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from logmix import CORPORA
 from rule_cases import ENGINES, fired_on_healthy
 
+from hyperpod_nccl.api import analyze_logs
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
 from hyperpod_nccl.rules.catalog import load_catalog
 
@@ -40,9 +42,9 @@ RULES = {
     "grpc-connect-failed",
     "cuda-device-assert",
     "nccl-topology-gpu-not-found",
-    "c10d-store-barrier-waiting",
     "kueue-admission-pending",
     "go-unknown-flag",
+    "jax-cuda-backend-unavailable",
 }
 
 
@@ -74,3 +76,37 @@ def test_silent_on_every_healthy_corpus_case(engine: str) -> None:
         if hits:
             fired.append((case_id, hits))
     assert fired == []
+
+
+# c10d's store barrier (torch/distributed/distributed_c10d.py): a wait fires on healthy runs too
+# while slow ranks arrive; the same log's 'Completed store-based barrier' settles it.
+# github.com/huggingface/accelerate/issues/1401 (fresh83 cl004) and lightning-flash (fresh87
+# cp006).
+WAITING = (
+    "05/10/2023 23:07:45 - INFO - torch.distributed.distributed_c10d - Waiting in store based "
+    "barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+    "(world_size=8, worker_count=1, timeout=0:30:00)"
+)
+COMPLETED = (
+    "02/21/2022 13:46:15 - INFO - torch.distributed.distributed_c10d -   Rank 0: Completed "
+    "store-based barrier for key:store_based_barrier_key:1 with 8 nodes."
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_store_barrier_still_waiting_is_the_warning_root(engine: str, tmp_path: Path) -> None:
+    log = tmp_path / "rank0.log"
+    log.write_text(WAITING + "\n" + WAITING + "\n", "utf-8")
+    report = analyze_logs([str(log)], backend=engine).to_dict()
+    assert report["root_cause"] == "RENDEZVOUS_FAILURE"
+    statuses = {f["code"]: f["status"] for f in report["findings"]}
+    assert statuses["RENDEZVOUS_FAILURE"] == "WARN"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_store_barrier_the_log_shows_completed_is_no_failure(engine: str, tmp_path: Path) -> None:
+    log = tmp_path / "rank0.log"
+    log.write_text(WAITING + "\n" + COMPLETED + "\n", "utf-8")
+    report = analyze_logs([str(log)], backend=engine).to_dict()
+    assert report["root_cause"] is None
+    assert not [f for f in report["findings"] if f["status"] in ("FAIL", "WARN")]

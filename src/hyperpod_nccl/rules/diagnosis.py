@@ -448,6 +448,21 @@ def _settle_teardown_closes(facts: Facts, builders: dict[str, FindingBuilder]) -
     )
 
 
+BARRIER_WAIT_RULE = "c10d-store-barrier-waiting"
+
+
+def _settle_completed_barriers(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
+    """c10d's store barrier waits that the log also shows completed (every rank checked in
+    after all) were slow ranks arriving, not a rendezvous that failed: context."""
+    builder = builders.get("RENDEZVOUS_FAILURE")
+    if builder is None or set(builder.contributions) != {BARRIER_WAIT_RULE}:
+        return
+    waited = set(builder.captures.get("barrier_key", []))
+    if waited and waited <= facts.barriers_completed:
+        builder.status = Status.INFO
+        builder.title = "c10d's store-based barrier waited for ranks, then completed"
+
+
 def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
     """Banner-only version differences with no failure anywhere are a warning, not a FAIL."""
     builder = builders.get("NCCL_VERSION_MISMATCH")
@@ -705,6 +720,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_nvls_stall(analysis, builders, catalog)
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
+    _settle_completed_barriers(facts, builders)
     _settle_foreign_connections(facts, builders)
     _settle_teardown_closes(facts, builders)
     _settle_single_node_fallback(facts, builders)

@@ -57,6 +57,8 @@ class Facts:
     # (host, pid) of processes whose proxy saw a rank's socket end after its Close (teardown)
     closed_proxies: dict[tuple[str, int], Occurrence] = field(default_factory=dict)
     progress_sources: set[str] = field(default_factory=set)
+    # keys of c10d store-based barriers some rank reported completed
+    barriers_completed: set[str] = field(default_factory=set)
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
         if occ.host is not None and len(self.hosts) < MAX_IDENTITIES:
@@ -99,6 +101,11 @@ class Facts:
         key = occ.host or occ.source
         if len(self.efa_requested) < MAX_IDENTITIES:
             self.efa_requested.setdefault(key, occ)
+
+    def _record_c10d_barrier_completed(self, captures: dict[str, str], occ: Occurrence) -> None:
+        key = captures.get("barrier_key")
+        if key and len(self.barriers_completed) < MAX_IDENTITIES:
+            self.barriers_completed.add(key.rstrip("."))
 
     def _record_nccl_interface(self, captures: dict[str, str], occ: Occurrence) -> None:
         listed = [
@@ -219,6 +226,7 @@ class Facts:
         for host, counts in later.node_counts.items():
             self.node_counts.setdefault(host, set()).update(counts)
         self.progress_sources |= later.progress_sources
+        self.barriers_completed |= later.barriers_completed
         self.hosts |= later.hosts
         if later.world_size:
             self.world_size = max(self.world_size or 0, later.world_size)
