@@ -1369,6 +1369,20 @@ BLIND = {
     #   agents' SIGTERM follows Slurm cancelling the step after the rendezvous closed; with no
     #   times on the lines the order cannot say so).
     "fresh83.jsonl": BlindSet("cl", 18, 4, frozenset({"cl001"})),
+    # fresh85: AWS GPU training from the user's side (SageMaker training jobs on p3/p4de, a
+    #   HyperPod Slurm srun, an AWS EFA Slurm cluster, EC2 A100, HyperPod and EKS docs' outputs for
+    #   the healthy ones), scored with src/ of 344938f (the branch point) and no src change: alone
+    #   10/12 and spread 10/12, both engines (mixed 10/12); no failing log answered null; no FAIL
+    #   on the 4 healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # cn003: CUDA_OOM, answered APP_EXCEPTION: XGBoost's '> xgboost.core.XGBoostError: ...
+    #   device_helpers.cuh:393: Memory allocation error on worker 0: std::bad_alloc:
+    #   out_of_memory: CUDA error at: .../rmm/mr/device/cuda_memory_resource.hpp' (a quoted line)
+    #   before the SageMaker script's traceback;
+    # cn005: EFA_TCP_FALLBACK, answered NCCL_TIMEOUT: NCCL's 'NET/Plugin : dlerror=libnccl-net.so:
+    #   cannot open shared object file ... No plugin found (libnccl-net.so), using internal
+    #   implementation' on an AWS node, then the ALLREDUCE watchdog timeout after 600 s, both
+    #   behind '> N: ' (markdown quote and srun's task prefix).
+    "fresh85.jsonl": BlindSet("cn", 12, 4, frozenset({"cn003", "cn005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
