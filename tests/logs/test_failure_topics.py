@@ -36,6 +36,14 @@ NAMED = [
     ("[68998.684313]  efa_remove_device+0xb5/0xd0 [efa]", "EFA_ERROR"),
     # the fabric manager's own log (fresh14 e027)
     ("[ERROR] not all local fabric manager instances finished their configuration", "NVLINK_ERROR"),
+    # github.com/rapidsai/deployment/issues/523 (fresh85 cn003): RMM's allocator under XGBoost
+    (
+        "> xgboost.core.XGBoostError: [02:14:02] /home/conda/feedstock_root/build_artifacts/"
+        "xgboost-split_1733189075592/work/src/c_api/../common/device_helpers.cuh:393: Memory "
+        "allocation error on worker 0: std::bad_alloc: out_of_memory: CUDA error at: "
+        "/opt/conda/include/rmm/mr/device/cuda_memory_resource.hpp",
+        "CUDA_OOM",
+    ),
 ]
 
 SILENT = [

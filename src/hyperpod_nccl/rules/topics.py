@@ -37,7 +37,10 @@ _TOPICS: tuple[tuple[str, str], ...] = (
         "CUDA_OOM",
         r"(?:cuda|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
         r"|cuda ?malloc|outofmemoryerror|erroroutofmemory|errormemoryallocation"
-        r"|memory space failed to allocate",
+        r"|memory space failed to allocate"
+        # RMM's allocator (RAPIDS, XGBoost's GPU memory): 'std::bad_alloc: out_of_memory: CUDA
+        # error at: .../rmm/mr/device/cuda_memory_resource.hpp'
+        r"|bad_alloc: out_of_memory",
     ),
     ("CONTAINER_OOM", r"oom[-_ ]?kill|oomkilled|memory limit|exceeded (?:its )?mem"),
     ("DISK_FULL", r"no space left|disk quota|\benospc\b|not enough disk space"),
