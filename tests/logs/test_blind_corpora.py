@@ -1420,6 +1420,12 @@ BLIND = {
     #   'No plugin found' on an EC2 host before a watchdog timeout, with nothing saying the job
     #   meant EFA; other sets call the same line healthy).
     "fresh85.jsonl": BlindSet("cn", 12, 4, frozenset({"cn005"})),
+    # fresh89: Lightning and litgpt (Fabric) multi-node starts on Slurm and in containers
+    #   (a refused NCCL bootstrap connect after Initializing distributed, a Slurm watchdog
+    #   timeout, a 16-GPU Slurm start-up and a clean NCCL ring set-up), scored with src/ of
+    #   4e91143 (the branch point) and no src change: alone 4/4 and spread 4/4, both engines
+    #   (mixed 4/4); short because the time budget ran out.
+    "fresh89.jsonl": BlindSet("cr", 4, 2, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
