@@ -1403,6 +1403,18 @@ BLIND = {
     #   not a failed rendezvous; JAX's raised 'Unable to initialize backend 'cuda''), none is
     #   missed.
     "fresh87.jsonl": BlindSet("cp", 18, 14, frozenset()),
+    # fresh88: multi-node launchers other than torchrun (DeepSpeed's runner and pdsh ssh checks,
+    #   an MPIJob launcher's host prefix, accelerate's deepspeed and multi-GPU launchers, mpirun,
+    #   srun under submitit, DeepSpeed's comms logger and nccl-tests for the healthy ones), scored
+    #   with src/ of 4e91143 (the branch point) and no src change: alone 12/15 and spread 12/15,
+    #   both engines (mixed 11/15: cq013 is answered SOCKET_IFNAME, a WARN, among other jobs'
+    #   healthy logs); no failing log answered null; no FAIL on the 5 healthy logs. Misses:
+    # cq004: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: DeepSpeed's runner's ssh check
+    #   'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' returned non-zero exit status 255.
+    # cq009: CONTAINER_OOM, answered UNCLASSIFIED_FAILURE: a one-line 'srun: error: Out Of Memory'.
+    # cq010: APP_EXCEPTION, answered UNCLASSIFIED_FAILURE: mpirun's 'Primary job terminated
+    #   normally, but 1 process returned a non-zero exit code' block with 'Exit code:    1'.
+    "fresh88.jsonl": BlindSet("cq", 15, 5, frozenset({"cq004", "cq009", "cq010"})),
     # fresh85: AWS GPU training from the user's side (SageMaker training jobs on p3/p4de, a
     #   HyperPod Slurm srun, an AWS EFA Slurm cluster, EC2 A100, HyperPod and EKS docs' outputs for
     #   the healthy ones), scored with src/ of 344938f (the branch point) and no src change: alone
