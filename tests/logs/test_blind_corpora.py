@@ -1438,6 +1438,20 @@ BLIND = {
     #   4e91143 (the branch point) and no src change: alone 4/4 and spread 4/4, both engines
     #   (mixed 4/4); short because the time budget ran out.
     "fresh89.jsonl": BlindSet("cr", 4, 2, frozenset()),
+    # fresh90: Chinese-ecosystem model repositories (ChatGLM2/3 and GLM, Qwen2-VL and Qwen1.5
+    #   under ms-swift and LLaMA-Factory, MiniCPM-V, InternVL and LMDeploy, DeepSeek-V2 on vLLM,
+    #   Chinese-LLaMA-Alpaca-2, PaddleDetection, HunyuanVideo under FastVideo), scored with src/ of
+    #   4e91143 (the branch point) and no src change: alone 17/19 and spread 17/19, both engines
+    #   (mixed 16/19: cs009 is answered PEER_EXITED among other jobs' healthy logs); no failing log
+    #   answered null; no FAIL on the 4 healthy logs. Misses, the same alone and spread, both
+    #   engines:
+    # cs007: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: Paddle's 'OSError: (External) NCCL
+    #   error(2), unhandled system error.' from ProcessGroupNCCL.cc:236 in a barrier, then
+    #   'LAUNCH INFO ... Exit code 1' (no NCCL WARN names the failed call);
+    # cs008: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: vLLM's '(RayWorkerWrapper pid=23558,
+    #   ip=10.0.128.18) ERROR 07-28 13:53:40 worker_base.py:382] RuntimeError: NCCL Error 3:
+    #   internal error - please report this issue to the NCCL developers' as a one-line paste.
+    "fresh90.jsonl": BlindSet("cs", 19, 4, frozenset({"cs007", "cs008"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
