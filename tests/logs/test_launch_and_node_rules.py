@@ -45,6 +45,7 @@ RULES = {
     "kueue-admission-pending",
     "go-unknown-flag",
     "jax-cuda-backend-unavailable",
+    "ssh-failed",
 }
 
 
