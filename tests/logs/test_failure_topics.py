@@ -96,6 +96,12 @@ def _report(tmp_path: Path, *lines: str) -> dict[str, object]:
     return analyze_logs([str(log)]).to_dict()
 
 
+def _statuses(report: dict[str, object]) -> dict[str, str]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return {f["code"]: f["status"] for f in findings}
+
+
 def test_an_inferred_code_is_the_root_cause_of_a_symptom_it_explains(tmp_path: Path) -> None:
     # github.com/bytedance/byteps (fresh29 ai003): a failed CUDA check, then the abort
     report = _report(
@@ -115,14 +121,14 @@ def test_a_classified_failure_it_does_not_explain_keeps_it_context(tmp_path: Pat
         "OSError: [Errno 28] No space left on device",
     )
     assert report["root_cause"] == "DISK_FULL"
-    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    statuses = _statuses(report)
     assert statuses["NET_UNREACHABLE"] == "INFO"
 
 
 def test_an_error_level_line_that_names_nothing_is_a_warning(tmp_path: Path) -> None:
     report = _report(tmp_path, "ERROR:root:evaluation shard 3 is missing, skipping it")
     assert report["root_cause"] is None
-    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    statuses = _statuses(report)
     assert statuses["UNCLASSIFIED_FAILURE"] == "WARN"
 
 
@@ -206,7 +212,7 @@ def test_an_exit_status_1_yields_to_the_unclassified_failure_before_it(tmp_path:
         "(pid: 439853) of binary",
     )
     assert report["root_cause"] == "UNCLASSIFIED_FAILURE"
-    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    statuses = _statuses(report)
     assert statuses["APP_EXCEPTION"] == "FAIL"
 
 
@@ -219,7 +225,7 @@ def test_a_launchers_exit_report_yields_to_a_classified_exit_status(tmp_path: Pa
         "Global rank 0 (PID 147193) exited with code 1",
     )
     assert report["root_cause"] == "APP_EXCEPTION"
-    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    statuses = _statuses(report)
     assert statuses["UNCLASSIFIED_FAILURE"] == "INFO"
 
 

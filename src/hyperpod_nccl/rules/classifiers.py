@@ -210,9 +210,7 @@ def classify_nvshmem_error(captures: dict[str, str]) -> Classification:
 
 def classify_nccl_result(captures: dict[str, str]) -> Classification:
     """A NCCL call's result string, quoted by the program that made the call."""
-    result = (
-        captures.get("result") or captures.get("result2") or captures.get("result3") or ""
-    ).lower()
+    result = (captures.get("result") or captures.get("result2") or "").lower()
     return _by_prefix(_NCCL_RESULTS, result) or "UNCLASSIFIED_FAILURE", Status.FAIL
 
 
