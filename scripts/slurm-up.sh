@@ -158,11 +158,21 @@ fi
 
 # --- 4. the controller
 controller_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
+# A controller told to stop keeps its pid (and stops answering) while it saves its state:
+# wait for it to answer again or to exit before deciding whether to start one.
+if running /run/slurmctld.pid && ! controller_up; then
+  for _ in $(seq 300); do
+    controller_up && break
+    running /run/slurmctld.pid || break
+    sleep 0.1
+  done
+fi
 if ! running /run/slurmctld.pid; then
   [ "$FRESH" = 1 ] && rm -rf "${STATE_DIR:?}"/*
   say "starting slurmctld"
   /usr/sbin/slurmctld -i   # -i: start even if saved state is missing or old; daemonizes
-  for _ in $(seq 100); do controller_up && break; sleep 0.1; done
+  # A loaded CI machine can take several seconds to bring it up.
+  for _ in $(seq 300); do controller_up && break; sleep 0.1; done
 fi
 controller_up || { say "slurmctld is not up"; tail -n 20 "$LOG_DIR/slurmctld.log" >&2; exit 1; }
 
