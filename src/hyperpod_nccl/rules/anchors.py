@@ -18,6 +18,7 @@ pass at memory speed, instead.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from operator import itemgetter
@@ -108,6 +109,32 @@ def _trie(words: list[bytes]) -> bytes:
     return b"|".join(branches)
 
 
+def _marked_chance(text: bytes, firsts: set[int], mark: float) -> float:
+    """The chance that `text` starts at a position of the translated buffer, where every
+    first byte of the trie is one byte as common as all of them together."""
+    return math.prod(mark if b in firsts else byte_share(b) for b in text)
+
+
+def _searched_alone(anchors: list[bytes], in_trie: set[bytes]) -> set[bytes]:
+    """The anchors to search with bytes.find: those chosen so, and those whose translated
+    form (see AnchorIndex._setup) is so common that its hits would cost more than a pass
+    (`+0x` becomes mark, `0`, mark, which most hexadecimal numbers hold). Each anchor moved
+    out of the trie may drop a first byte and make the mark rarer, so this repeats."""
+    alone = {text for text in anchors if text not in in_trie}
+    while True:
+        trie = [text for text in anchors if text not in alone]
+        firsts = {text[0] for text in trie}
+        mark = sum(byte_share(b) for b in firsts)
+        weak = {
+            text
+            for text in trie
+            if HIT_COST * _marked_chance(text, firsts, mark) > PASS_COST + HIT_COST * chance(text)
+        }
+        if not weak:
+            return alone
+        alone |= weak
+
+
 class AnchorIndex:
     """Rules keyed by the anchors of their required literals, searched all at once; and the
     literals searched on their own."""
@@ -133,32 +160,29 @@ class AnchorIndex:
             short: tuple(sorted({i for a, rs in found.items() if short in a for i in rs}))
             for short in minimal
         }
-        self._setup(rules, sorted(text for text in minimal if text not in in_trie))
+        self._setup(rules, sorted(_searched_alone(minimal, in_trie)))
 
     def _setup(self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes]) -> None:
         self.rules = rules
         self.alone = alone  # searched on their own; the others are the trie's
-        trie = set(rules) - set(alone)
+        trie = sorted(set(rules) - set(alone))
         # The trie's first bytes all become one byte in a translated copy of the buffer, so
         # that the regex starts with one literal byte, which the engine skips to in a tight
         # loop; with a set of first bytes it runs a set test per byte, four times slower.
-        # Translating merges anchors that differ only in those bytes (the rules' own regexes
-        # reject the few lines this adds) and costs a pass at about 1 GB/s.
+        # Translating merges anchors that differ only in those bytes, and with hundreds of
+        # anchors some become runs of the mark that match most words: the translated search
+        # only finds candidate lines, and the exact anchors are then looked for in each.
         firsts = {text[0] for text in trie}
         mark = next(b for b in range(256) if b not in firsts and b != NEWLINE)
         self._table = bytes(mark if b in firsts else b for b in range(256))
-        merged: dict[bytes, set[int]] = {}
-        for text in trie:
-            merged.setdefault(text.translate(self._table), set()).update(rules[text])
         minimal: list[bytes] = []
-        for text in sorted(merged, key=len):
+        for text in sorted({text.translate(self._table) for text in trie}, key=len):
             if not any(short in text for short in minimal):
                 minimal.append(text)
-        self._trie_rules = {
-            short: tuple(sorted({i for t, rs in merged.items() if short in t for i in rs}))
-            for short in minimal
-        }
         self._regex = re.compile(_trie(sorted(minimal))) if minimal else None
+        # Zero-width, so that overlapping anchors are all found; no anchor is a prefix of
+        # another, so one start position holds at most one.
+        self._exact = re.compile(b"(?=(" + _trie(trie) + b"))") if trie else None
 
     def state(self) -> tuple[list[tuple[bytes, tuple[int, ...]]], list[bytes]]:
         """What the index is made of, for the user cache (choosing the anchors costs a run
@@ -184,20 +208,23 @@ class AnchorIndex:
         """(start, stop, rule indexes) for every line of data[:end] holding an anchor; stop is
         the index of the line's newline (or `end`)."""
         buf = bytes(data[:end])
-        hits: list[tuple[int, tuple[int, ...]]] = []
+        rules = self.rules
+        find = buf.find
+        # (position, rules of a literal searched alone, or None for a line the trie marks)
+        hits: list[tuple[int, tuple[int, ...] | None]] = []
         append = hits.append
         if self._regex is not None:
             search = self._regex.search
-            rules = self._trie_rules
             marked = buf.translate(self._table)  # newlines stay where they are
             match = search(marked, 0, end)
             while match is not None:
                 at = match.start()
-                append((at, rules[match.group()]))
-                # Search again one byte on, not after the match: anchors may overlap.
-                match = search(marked, at + 1, end)
-        rules = self.rules
-        find = buf.find
+                append((at, None))
+                # The exact search looks at the whole line: go on after it.
+                stop = find(b"\n", at, end)
+                if stop < 0:
+                    break
+                match = search(marked, stop + 1, end)
         unsorted = False
         for literal in self.alone:
             at = find(literal, 0, end)
@@ -207,16 +234,28 @@ class AnchorIndex:
                 at = find(literal, at + 1, end)
         if unsorted:
             hits.sort(key=itemgetter(0))
+        exact = self._exact.finditer if self._exact is not None else None
         start = stop = -1
         found: set[int] = set()
+        marked_line = False
         for at, indexes in hits:
-            if at >= stop:  # the first anchor of a new line
+            if at >= stop:  # the first hit of a new line
+                if marked_line and exact is not None:
+                    for match in exact(buf, start, stop):
+                        found.update(rules[match.group(1)])
                 if found:
                     yield start, stop, found
                 start = buf.rfind(b"\n", max(stop, 0), at) + 1 or max(stop + 1, 0)
-                stop = buf.find(b"\n", at, end)
+                stop = find(b"\n", at, end)
                 stop = end if stop < 0 else stop
                 found = set()
-            found.update(indexes)
+                marked_line = False
+            if indexes is None:
+                marked_line = True
+            else:
+                found.update(indexes)
+        if marked_line and exact is not None:
+            for match in exact(buf, start, stop):
+                found.update(rules[match.group(1)])
         if found:
             yield start, stop, found
