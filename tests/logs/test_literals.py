@@ -22,6 +22,15 @@ def _prefilter(rule_pattern: str) -> bytes:
     return prefilter_pattern(rule_pattern).encode()
 
 
+def _scanned_index() -> AnchorIndex:
+    literals = {}
+    for rule in SCANNED:
+        found = required_literals(_prefilter(rule.pattern))
+        if found is not None:
+            literals[rule.index] = found
+    return AnchorIndex(literals)
+
+
 def _real_lines() -> list[bytes]:
     """Every example line of the catalog and every line of the dev corpus (real logs)."""
     lines = [e.encode() for r in CATALOG.rules for e in r.examples]
@@ -68,13 +77,9 @@ def test_every_real_match_holds_a_required_literal(rule: Rule) -> None:
 
 
 def test_anchor_search_finds_every_matching_line_with_its_rule() -> None:
-    literals = {}
-    for rule in SCANNED:
-        found = required_literals(_prefilter(rule.pattern))
-        if found is not None:
-            literals[rule.index] = found
+    index = _scanned_index()
+    literals = {i for rs in index.rules.values() for i in rs}
     assert len(literals) > 100
-    index = AnchorIndex(literals)
     data = b"\n".join(LINES) + b"\n"
     offsets = [0]
     for line in LINES:
@@ -139,22 +144,8 @@ def test_training_progress_is_seldom_a_candidate_line() -> None:
         if "NCCL" not in line
     ]
     data = b"\n".join(lines) + b"\n"
-    literals = {}
-    for rule in SCANNED:
-        found = required_literals(_prefilter(rule.pattern))
-        if found is not None:
-            literals[rule.index] = found
-    hits = list(AnchorIndex(literals).lines(data, len(data)))
+    hits = list(_scanned_index().lines(data, len(data)))
     assert len(hits) <= len(lines) // 50, len(hits)
-
-
-def _scanned_index() -> AnchorIndex:
-    literals = {}
-    for rule in SCANNED:
-        found = required_literals(_prefilter(rule.pattern))
-        if found is not None:
-            literals[rule.index] = found
-    return AnchorIndex(literals)
 
 
 def test_a_candidate_line_holds_an_anchor_of_each_of_its_rules() -> None:
