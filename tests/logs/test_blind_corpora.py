@@ -1479,6 +1479,40 @@ BLIND = {
     #   no-FAIL-on-healthy check below fails for it (alone and spread), as l010 and e033 did.
     "fresh91.jsonl": BlindSet(
         "ct", 17, 5, frozenset({"ct001", "ct002", "ct003", "ct007", "ct017"})
+    # fresh92: NCCL users outside deep-learning frameworks (XGBoost on Dask, Ray, Spark RAPIDS
+    #   and xgboost4j-spark, raft/cuML on Dask, Spark RAPIDS ML, dask-cuda and UCX-Py, Horovod on
+    #   Databricks, NVSHMEM, CUDA-Q and cuQuantum under MPI, LAMMPS KOKKOS, LightGBM CUDA), scored
+    #   with src/ of 7631036 (the branch point) and no src change: alone 13/20 and spread 13/20,
+    #   both engines (mixed 12/20: cu016, HEALTHY, is answered EFA_TCP_FALLBACK among other jobs'
+    #   healthy logs); 3 failing logs answered null (cu002, cu003, cu014); no FAIL on the 5
+    #   healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # cu002: NET_UNREACHABLE, answered null: UCX-Py's 'UCXPY  DEBUG Error callback for endpoint
+    #   ... called with status -6: Destination is unreachable', repeated while a dask worker logs
+    #   'Waiting to connect to: ucx://10.3.1.11:8786';
+    # cu003: UNCLASSIFIED_FAILURE, answered null (a WARN only): UCX's 'select.c:438  UCX  ERROR no
+    #   active messages transport to <no debug data>: Unsupported operation' and 'ucp_listener.c:122
+    #   UCX  ERROR connection request failed on listener ... with status Destination is
+    #   unreachable';
+    # cu004: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: a dask worker's 'Compute Failed' with
+    #   'Exception: "XGBoostError(... device_helpers.cuh:132: NCCL failure :unhandled system error
+    #   ...' from dh::AllReducer::Init;
+    # cu005: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: raft-dask's 'RuntimeError: NCCL_ERROR:
+    #   b'unhandled system error'' from nccl.pyx's init in Comms.init;
+    # cu008: PEER_EXITED, answered APP_EXCEPTION (PEER_EXITED a FAIL beside it): Spark RAPIDS ML's
+    #   'RuntimeError: NCCL_ERROR: b'remote process exited or there was a network error'_' under
+    #   py4j's 'Job aborted due to stage failure: Could not recover from a failed barrier
+    #   ResultStage';
+    # cu014: UNCLASSIFIED_FAILURE, answered null: Open MPI's '*** An error occurred in
+    #   MPI_Allgatherv' / '*** MPI_ERR_TRUNCATE: message truncated' / '*** MPI_ERRORS_ARE_FATAL
+    #   (processes in this communicator will now abort,' under CUDA-Q's mgpu backend;
+    # cu015: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION: xgboost4j-spark's
+    #   'ml.dmlc.xgboost4j.java.XGBoostError: ... Exception in gpu_hist: ... NCCL failure
+    #   :unhandled system error' from dh::AllReducer::Init.
+    "fresh92.jsonl": BlindSet(
+        "cu",
+        20,
+        5,
+        frozenset({"cu002", "cu003", "cu004", "cu005", "cu008", "cu014", "cu015"}),
     ),
 }
 FILES = {path.name: path for path in CORPORA}
