@@ -1528,6 +1528,19 @@ BLIND = {
     #   getenv_local_coord: ... set CCL_ZE_IPC_EXCHANGE=sockets explicitly' on every rank, then
     #   'RuntimeError: oneCCL: ... EXCEPTION: ...' raised from torch.distributed.all_reduce.
     "fresh93.jsonl": BlindSet("cv", 10, 4, frozenset({"cv003", "cv006"})),
+    # fresh95: healthy-heavy, fourth round (torchrun's OMP_NUM_THREADS banner, the deprecated
+    #   NCCL_ASYNC_ERROR_HANDLING warning, barrier and TF32 UserWarnings, NCCL's 'Failed to open
+    #   libibverbs' WARN, a libibverbs provider warning, ZeRO-3's allocator-cache-flush warning),
+    #   plus six failures, scored with src/ of 7631036 (the branch point) and no src change:
+    #   alone 16/17 and spread 16/17, both engines (mixed 16/17); no failing log answered null;
+    #   no FAIL (and no WARN) on the 11 healthy logs. The miss, the same alone, spread and mixed,
+    #   both engines:
+    # cx017: NCCL_TIMEOUT, answered UNCLASSIFIED_FAILURE: ProcessGroupNCCL's '[E
+    #   ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. ... GPU opera' /
+    #   'tions might run on corrupted/incomplete data.' (wrapped mid-word) and '[E
+    #   ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process
+    #   down.' with no watchdog timeout line and no NCCL error line.
+    "fresh95.jsonl": BlindSet("cx", 17, 11, frozenset({"cx017"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
