@@ -1479,6 +1479,7 @@ BLIND = {
     #   no-FAIL-on-healthy check below fails for it (alone and spread), as l010 and e033 did.
     "fresh91.jsonl": BlindSet(
         "ct", 17, 5, frozenset({"ct001", "ct002", "ct003", "ct007", "ct017"})
+    ),
     # fresh92: NCCL users outside deep-learning frameworks (XGBoost on Dask, Ray, Spark RAPIDS
     #   and xgboost4j-spark, raft/cuML on Dask, Spark RAPIDS ML, dask-cuda and UCX-Py, Horovod on
     #   Databricks, NVSHMEM, CUDA-Q and cuQuantum under MPI, LAMMPS KOKKOS, LightGBM CUDA), scored
