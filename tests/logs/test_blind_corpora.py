@@ -1542,6 +1542,18 @@ BLIND = {
     #   ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process
     #   down.' with no watchdog timeout line and no NCCL error line.
     "fresh95.jsonl": BlindSet("cx", 17, 11, frozenset({"cx017"})),
+    # fresh94: reinforcement learning, robotics and speech on several GPUs (Isaac Lab rsl_rl and
+    #   rl_games, OmniIsaacGymEnvs, ProtoMotions, ETPNav, LeRobot, OpenTrack's MJX PPO, Open-
+    #   Assistant's RL, ESPnet, icefall, NeMo, fairseq wav2vec2, SpeechBrain, K-wav2vec, Wan2.2,
+    #   CogVideoX and DreamBooth under accelerate), scored with src/ of 7631036 (the branch point)
+    #   and no src change: alone 19/20 and spread 19/20, both engines (mixed 18/20: cw014 is
+    #   answered PEER_EXITED from another job's NCCL WARN among the healthy logs); no failing log
+    #   answered null; no FAIL on the 5 healthy logs. Miss, the same alone and spread, both engines:
+    # cw005: NCCL_INVALID_USAGE, answered UNCLASSIFIED_FAILURE: PyTorch's 'RuntimeError: NCCL
+    #   error in: .../ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3' from DDP's
+    #   _verify_model_across_ranks, without the 'ncclInvalidUsage: ...' line after it (the
+    #   line is read as C10D_NCCL_CHECK's message with its reason cut off).
+    "fresh94.jsonl": BlindSet("cw", 20, 5, frozenset({"cw005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
