@@ -3,9 +3,11 @@ the rules that fire on the project's healthy output (which must be none of the n
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
-from logmix import healthy_sources
+from logmix import CORPORA, healthy_sources
 
 from hyperpod_nccl.api import analyze_logs
 from hyperpod_nccl.rules.analyzer import LogAnalyzer
@@ -37,4 +39,29 @@ def fired_on_healthy(rules: set[str], engine: str) -> list[tuple[str, set[str]]]
         hits = {rule for rule, _ in verdicts.values()} & rules
         if hits:
             fired.append((source.name, hits))
+    return fired
+
+
+def healthy_cases() -> list[tuple[str, str]]:
+    """(id, log) of every corpus case labelled HEALTHY: real healthy logs of many jobs."""
+    cases = []
+    for path in CORPORA:
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip() and (case := json.loads(line))["label"] == "HEALTHY":
+                cases.append((case["id"], case["log"]))
+    return cases
+
+
+def fired_on_healthy_cases(rules: set[str], engine: str) -> list[tuple[str, set[str]]]:
+    """(case id, the given rules that count on one of its lines) for every HEALTHY corpus
+    case where any does."""
+    catalog = load_catalog()
+    cases = healthy_cases()
+    assert len(cases) > 300
+    fired = []
+    for case_id, log in cases:
+        verdicts = LogAnalyzer(catalog, backend=engine).line_verdicts(io.BytesIO(log.encode()))
+        hits = {rule for rule, _ in verdicts.values()} & rules
+        if hits:
+            fired.append((case_id, hits))
     return fired

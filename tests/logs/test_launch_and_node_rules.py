@@ -7,17 +7,12 @@ examples (tests/logs/test_blind_corpora.py, test_catalog.py)."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
 import pytest
-from logmix import CORPORA
-from rule_cases import ENGINES, fired_on_healthy
+from rule_cases import ENGINES, fired_on_healthy, fired_on_healthy_cases
 
 from hyperpod_nccl.api import analyze_logs
-from hyperpod_nccl.rules.analyzer import LogAnalyzer
-from hyperpod_nccl.rules.catalog import load_catalog
 
 RULES = {
     "launcher-exit-report-unclassified",
@@ -49,17 +44,6 @@ RULES = {
 }
 
 
-def _healthy_cases() -> list[tuple[str, str]]:
-    cases = []
-    for path in CORPORA:
-        for line in path.read_text("utf-8").splitlines():
-            if line.strip():
-                case = json.loads(line)
-                if case["label"] == "HEALTHY":
-                    cases.append((case["id"], case["log"]))
-    return cases
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 def test_silent_on_the_real_healthy_job_logs(engine: str) -> None:
     assert fired_on_healthy(RULES, engine) == []
@@ -67,16 +51,7 @@ def test_silent_on_the_real_healthy_job_logs(engine: str) -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_silent_on_every_healthy_corpus_case(engine: str) -> None:
-    catalog = load_catalog()
-    cases = _healthy_cases()
-    assert len(cases) > 300
-    fired = []
-    for case_id, log in cases:
-        verdicts = LogAnalyzer(catalog, backend=engine).line_verdicts(io.BytesIO(log.encode()))
-        hits = {rule for rule, _ in verdicts.values()} & RULES
-        if hits:
-            fired.append((case_id, hits))
-    assert fired == []
+    assert fired_on_healthy_cases(RULES, engine) == []
 
 
 # c10d's store barrier (torch/distributed/distributed_c10d.py): a wait fires on healthy runs too

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
+from hyperpod_nccl.model import Status
 from hyperpod_nccl.rules.attribution import LineContext, attribute, file_defaults
 from hyperpod_nccl.rules.catalog import Catalog, Rule
 from hyperpod_nccl.rules.classifiers import CLASSIFIERS
@@ -93,6 +94,12 @@ class LogAnalysis:
         ]
 
 
+# CPython's unraisable-exception report: its header, and how far below it (a traceback's
+# frames) its exception line may stand.
+UNRAISABLE_RULE = "python-exception-ignored"
+UNRAISABLE_LINES = 200
+
+
 class LogAnalyzer:
     def __init__(
         self, catalog: Catalog, backend: str = "auto", prefilter: Prefilter | None = None
@@ -108,6 +115,8 @@ class LogAnalyzer:
         self._benign_re = re.compile("|".join(f"(?:{p})" for p in benign)) if benign else None
         self.result = LogAnalysis()
         self._order = 0
+        # source -> line of CPython's 'Exception ignored in:' whose exception line is to come
+        self._unraisable: dict[str, int] = {}
         self._memo: dict[bytes, LineVerdict] = {}
         self._seen_facts: set[tuple[object, ...]] = set()
         # Lines of the current source already settled, by their bytes (engine.KNOWN_*):
@@ -287,6 +296,16 @@ class LogAnalyzer:
         else:
             assert rule.code is not None
             code, status = rule.code, rule.status
+        facts = self.result.facts
+        if rule.id == UNRAISABLE_RULE:
+            self._unraisable[occurrence.source] = occurrence.line_no
+            facts.unraisable_headers += 1
+        elif rule.classify == "python_exception" and code == "APP_EXCEPTION":
+            if self._ignored(occurrence):
+                status = Status.WARN
+                facts.unraisable_paired += 1
+            else:
+                facts.unpaired_exceptions += 1
         if occurrence.rank is None and captures.get("rank", "").isdigit():
             occurrence = _with_rank(occurrence, int(captures["rank"]))
         builder = self.result.builders.get(code)
@@ -303,6 +322,12 @@ class LogAnalyzer:
             xid = int(captures.get("xid") or 0)
             if xid not in xids and len(xids) < 50:
                 xids.append(xid)
+
+    def _ignored(self, occurrence: Occurrence) -> bool:
+        """Whether this exception line ends the traceback of an 'Exception ignored in:'
+        header shortly before it in the same input (its first exception line after it)."""
+        header = self._unraisable.pop(occurrence.source, None)
+        return header is not None and 0 < occurrence.line_no - header <= UNRAISABLE_LINES
 
 
 class _Prepended:

@@ -64,6 +64,16 @@ def classify_cuda_error(captures: dict[str, str]) -> Classification:
     return "CUDA_ERROR", Status.FAIL
 
 
+def classify_proxy_recv(captures: dict[str, str]) -> Classification | None:
+    """NCCL's proxy service could not read from a local rank's socket. Its result says why
+    (src/misc/socket.cc socketProgressOpt): 3 (ncclInternalError) is this process's own abort
+    flag, set when its communicator is aborted (a teardown, or after another failure logged
+    on its own lines): no peer went away. Any other result is the socket failing under it."""
+    if captures.get("res") == "3":
+        return None
+    return "PEER_EXITED", Status.FAIL
+
+
 def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
     """NCCL's counted connect retry '(n/N)': the last one (n = N) means every try failed."""
     retry, retries = captures.get("retry", ""), captures.get("retries", "")
@@ -76,7 +86,19 @@ def classify_connect_retry(captures: dict[str, str]) -> Classification | None:
 # status (ProcessExitedException), read by the exit-code and signal rules, or its traceback
 # (ProcessRaisedException, '-- Process N terminated with the following error:' and the
 # child's own lines), whose last exception the rules read where it stands.
-_RELAYING_EXCEPTIONS = frozenset({"ProcessExitedException", "ProcessRaisedException"})
+# py4j's Py4JJavaError ('An error occurred while calling ...') relays the Java exception
+# whose trace follows it, with a Python worker's own traceback inside when one failed.
+_RELAYING_EXCEPTIONS = frozenset(
+    {"ProcessExitedException", "ProcessRaisedException", "Py4JJavaError"}
+)
+# Spark's DAGScheduler aborts a job when a task failed ('Job aborted due to stage failure:
+# ... Most recent failure reason: ...'), the task's own exception printed after it; an
+# exception whose message is a traceback's header (Spark's PythonException) carries a Python
+# worker's traceback, read where it stands. Any exception name: "" prefixes every name.
+_RELAYING_MESSAGES = (
+    ("SparkException", "Job aborted due to stage failure"),
+    ("", "Traceback (most recent call last)"),
+)
 
 # CPython raises MemoryError when an allocation fails (PyErr_NoMemory), numpy its subclass
 # _ArrayMemoryError ('Unable to allocate ... for an array'): the host's or the container's
@@ -100,8 +122,13 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
     """A Python exception that ends the process, unless it only reports a child's exit; an
     exception whose message names what failed (rules/topics.py) is that failure, inferred."""
     name = captures.get("exception") or captures.get("exception2") or ""
-    if name in _RELAYING_EXCEPTIONS:
-        return None
+    message = captures.get("message") or ""
+    if name in _RELAYING_EXCEPTIONS or any(
+        name.startswith(relay) and message.startswith(words) for relay, words in _RELAYING_MESSAGES
+    ):
+        # A failure, but what it relays names the cause: the fallback code, which any
+        # classified failure on the lines it relays outranks (alone, the log still failed).
+        return "UNCLASSIFIED_FAILURE", Status.FAIL
     if name.rsplit(".", 1)[-1] in _HOST_MEMORY_EXCEPTIONS:
         return "CONTAINER_OOM", Status.FAIL
     if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
@@ -210,7 +237,8 @@ def classify_nvshmem_error(captures: dict[str, str]) -> Classification:
 
 def classify_nccl_result(captures: dict[str, str]) -> Classification:
     """A NCCL call's result string, quoted by the program that made the call."""
-    result = (captures.get("result") or captures.get("result2") or "").lower()
+    result = next((v for k, v in sorted(captures.items()) if k.startswith("result") and v), "")
+    result = result.lower()
     return _by_prefix(_NCCL_RESULTS, result) or "UNCLASSIFIED_FAILURE", Status.FAIL
 
 
@@ -260,6 +288,7 @@ CLASSIFIERS: dict[str, Classifier] = {
     "xid": _captures_only(classify_xid),
     "cuda_error": _captures_only(classify_cuda_error),
     "connect_retry": _captures_only(classify_connect_retry),
+    "proxy_recv": _captures_only(classify_proxy_recv),
     "python_exception": _captures_only(classify_python_exception),
     "hydra_signal": _captures_only(classify_hydra_signal),
     "store_error": _captures_only(classify_store_error),

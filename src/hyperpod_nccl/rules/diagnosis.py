@@ -463,6 +463,25 @@ def _settle_completed_barriers(facts: Facts, builders: dict[str, FindingBuilder]
         builder.title = "c10d's store-based barrier waited for ranks, then completed"
 
 
+UNRAISABLE_RULES = frozenset({"python-exception", "python-exception-ignored"})
+
+
+def _settle_ignored_exceptions(facts: Facts, builders: dict[str, FindingBuilder]) -> None:
+    """Exception lines that CPython's 'Exception ignored in:' headers account for: where a
+    log's lines were split over files (or cut), a header and its exception line may stand
+    apart. When APP_EXCEPTION rests only on exception lines, and there are no more of those
+    than headers left without theirs, they are the ignored exceptions: a warning."""
+    builder = builders.get("APP_EXCEPTION")
+    if builder is None or builder.status is not Status.FAIL:
+        return
+    if not set(builder.contributions) <= UNRAISABLE_RULES:
+        return
+    unpaired_headers = facts.unraisable_headers - facts.unraisable_paired
+    if 0 < facts.unpaired_exceptions <= unpaired_headers:
+        builder.status = Status.WARN
+        builder.title = "exceptions that CPython ignored and printed ('Exception ignored in:')"
+
+
 def _settle_weak_version_mismatch(builders: dict[str, FindingBuilder]) -> None:
     """Banner-only version differences with no failure anywhere are a warning, not a FAIL."""
     builder = builders.get("NCCL_VERSION_MISMATCH")
@@ -721,6 +740,7 @@ def diagnose(analysis: LogAnalysis, catalog: Catalog) -> list[Finding]:
     _derive_unresolved_master(facts, builders, catalog)
     _settle_weak_version_mismatch(builders)
     _settle_completed_barriers(facts, builders)
+    _settle_ignored_exceptions(facts, builders)
     _settle_foreign_connections(facts, builders)
     _settle_teardown_closes(facts, builders)
     _settle_single_node_fallback(facts, builders)

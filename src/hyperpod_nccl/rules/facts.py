@@ -59,6 +59,11 @@ class Facts:
     progress_sources: set[str] = field(default_factory=set)
     # keys of c10d store-based barriers some rank reported completed
     barriers_completed: set[str] = field(default_factory=set)
+    # CPython's 'Exception ignored in:' headers, those paired with the exception line below
+    # them in the same input, and exception lines (APP_EXCEPTION) paired with none
+    unraisable_headers: int = 0
+    unraisable_paired: int = 0
+    unpaired_exceptions: int = 0
 
     def record(self, kind: str, captures: dict[str, str], occ: Occurrence) -> None:
         if occ.host is not None and len(self.hosts) < MAX_IDENTITIES:
@@ -227,6 +232,9 @@ class Facts:
             self.node_counts.setdefault(host, set()).update(counts)
         self.progress_sources |= later.progress_sources
         self.barriers_completed |= later.barriers_completed
+        self.unraisable_headers += later.unraisable_headers
+        self.unraisable_paired += later.unraisable_paired
+        self.unpaired_exceptions += later.unpaired_exceptions
         self.hosts |= later.hosts
         if later.world_size:
             self.world_size = max(self.world_size or 0, later.world_size)

@@ -15,6 +15,8 @@ those that change the bytes the rules match:
     span in it (`Call to **write** failed`) is removed;
   - a line that went through a URL (`undefined%20symbol:%20ncclCommRegister`) is decoded;
   - typographic quotes (“ ” ‘ ’) are made ASCII ones;
+  - a tracker's automatic links around file names (`[proxy.cc:1495](http://proxy.cc:1495/)`)
+    are undone;
   - word wrapping is undone: a text box or e-mail client that breaks a message at a space
     leaves that one space at the end of the line (or at the start of the next), and the next
     line goes on with no record
@@ -191,8 +193,10 @@ def _space_led_rest(line: bytes, following: bytes) -> bytes | None:
 
 def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
     """How many of the continuations in run[1:] to join to run[0]: the most for which the
-    whole reads as something none of its lines reads alone. A join that only moves one
-    line's reading onto another (two messages of their own) is not made."""
+    whole reads as something none of its lines reads alone, or as a later line reads when
+    the first line, cut at a space, reads as something else (its own reading was of a part:
+    an exception line whose NCCL result string went on to the next line). A join that only
+    moves a reading from a line that read nothing (two messages of their own) is not made."""
     parts = [verdict(run[0])]
     joined = run[0]
     best = 0
@@ -200,7 +204,7 @@ def _join_length(run: list[bytes], verdict: Callable[[bytes], object]) -> int:
         joined += line
         parts.append(verdict(line))
         reading = verdict(joined)
-        if reading is not None and reading not in parts:
+        if reading is not None and (reading not in parts or parts[0] not in (None, reading)):
             best = k
     return best
 
@@ -256,6 +260,28 @@ def strip_url_encoding(data: bytes) -> bytes:
     return _URL_ENCODED_LINE.sub(decode, data)
 
 
+# A chat or issue tracker's automatic link around text that looks like a domain (NCCL's
+# `proxy.cc:1495`, `.cc` being a country's domain): `[proxy.cc:1495](http://proxy.cc:1495/)`,
+# nested when the paste was linked twice. Only links whose address holds their own text are
+# undone, so a link someone wrote stays.
+_AUTOLINK = re.compile(rb"\[([^\[\]\n]+)\]\((https?://[^)\s]*)\)")
+
+
+def strip_autolinks(data: bytes) -> bytes:
+    if b"](http" not in data:
+        return data
+
+    def undo(link: re.Match[bytes]) -> bytes:
+        text, address = link.group(1), link.group(2)
+        return text if text in address else link.group(0)
+
+    while True:
+        undone = _AUTOLINK.sub(undo, data)
+        if undone == data:
+            return data
+        data = undone
+
+
 # Typographic quotes a word processor or forum puts for ASCII ones (“RuntimeError: ...”,
 # couldn’t): programs print the ASCII ones the rules read.
 _SMART_QUOTES = {"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"}
@@ -272,5 +298,7 @@ def plain_quotes(data: bytes) -> bytes:
 
 def normalize(data: bytes, verdict: Callable[[bytes], object] | None = None) -> bytes:
     """Undo paste damage; word wrapping only with the rules' `verdict` on a line at hand."""
-    data = strip_url_encoding(strip_bold(strip_syslog_ansi(unwrap(plain_quotes(strip_ansi(data))))))
+    data = strip_ansi(data)
+    data = strip_url_encoding(strip_bold(strip_syslog_ansi(unwrap(plain_quotes(data)))))
+    data = strip_autolinks(data)
     return join_word_wrapped(data, verdict) if verdict is not None else data

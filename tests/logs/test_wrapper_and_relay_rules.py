@@ -1,0 +1,225 @@
+"""The rules and readings added for fresh91-fresh95's misses: NCCL's result strings inside
+other programs' checks (XGBoost, RAFT, HugeCTR, PyTorch), exceptions that only relay another
+one (py4j, Spark), UCX's error level and UCX-Py's unreachable endpoint, Open MPI's fatal
+error handler, ENOSPC on /dev/shm, ATen's device-index assert, oneCCL's exception, NCCL's
+proxy recv during its own abort, and CPython's 'Exception ignored in:'. None of them counts
+on a line of the real healthy job logs or of a corpus case labelled HEALTHY; each reads the
+real line it was made for (the lines are the blind sets' cases, quoted with their source)."""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from logmix import spread_case
+from rule_cases import ENGINES, fired_on_healthy, fired_on_healthy_cases, healthy_cases, root_of
+
+from hyperpod_nccl.api import analyze_logs
+from hyperpod_nccl.rules.paste import strip_autolinks
+
+RULES = {
+    "nccl-check-result",
+    "ucx-error-level",
+    "ucxpy-endpoint-unreachable",
+    "openmpi-errors-are-fatal",
+    "shm-write-enospc",
+    "torch-device-index-assert",
+    "oneccl-exception",
+    "nccl-proxy-recv-failed",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_silent_on_the_real_healthy_job_logs(engine: str) -> None:
+    assert fired_on_healthy(RULES, engine) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_no_failure_on_any_healthy_corpus_case(engine: str) -> None:
+    fired = fired_on_healthy_cases(RULES, engine)
+    # l010's proxy recv with res=3 is NCCL's own abort at teardown: matched, never a finding.
+    assert fired in ([], [("l010", {"nccl-proxy-recv-failed"})])
+    report = _analyze_text(dict(healthy_cases())["l010"], engine)
+    assert report["root_cause"] is None
+
+
+def _analyze_text(text: str, engine: str) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "case.log"
+        path.write_text(text + "\n", "utf-8")
+        report: dict[str, object] = analyze_logs([str(path)], backend=engine).to_dict()
+    return report
+
+
+RESULT_LINES = [
+    # github.com/dmlc/xgboost via dask (fresh92 cu004), 2.x wording with a space after ':'
+    (
+        "Exception: \"XGBoostError('[09:10:41] /opt/conda/envs/rapids/conda-bld/xgboost/work/"
+        "src/common/device_helpers.cuh:132: NCCL failure :unhandled system error",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    (
+        "xgboost.core.XGBoostError: [10:11:12] /workspace/src/collective/nccl_device_"
+        "communicator.cu:42: NCCL failure: unhandled cuda error",
+        "CUDA_ERROR",
+    ),
+    # rapidsai/raft's nccl.pyx (fresh92 cu005, cu008)
+    ("RuntimeError: NCCL_ERROR: b'unhandled system error'", "UNCLASSIFIED_FAILURE"),
+    (
+        "RuntimeError: NCCL_ERROR: b'remote process exited or there was a network error'",
+        "PEER_EXITED",
+    ),
+    ("RuntimeError: NCCL_ERROR: b'invalid usage'", "NCCL_INVALID_USAGE"),
+    # NVIDIA-Merlin/HugeCTR (fresh91 ct001): NCCL's own words, the call on the next line
+    ("RuntimeError: Runtime error: unhandled system error", "UNCLASSIFIED_FAILURE"),
+    # PyTorch's C10D_NCCL_CHECK with the result (fresh94 cw005) and cut before it
+    (
+        "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1639180593867/work/torch/csrc/"
+        "distributed/c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3",
+        "NCCL_INVALID_USAGE",
+    ),
+    ("RuntimeError: NCCL error in: /opt/conda/conda-b", "UNCLASSIFIED_FAILURE"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("line", "code"), RESULT_LINES, ids=[c[0][:30] for c in RESULT_LINES])
+def test_a_wrapped_nccl_result_names_its_code(
+    line: str, code: str, engine: str, tmp_path: Path
+) -> None:
+    assert root_of(tmp_path, line, engine) == code
+
+
+# github.com/NVIDIA/spark-rapids-ml (fresh92 cu008): py4j relays Spark's abort, which relays
+# the Python worker's traceback; the worker's NCCL error is the failure.
+SPARK = """_py4j.protocol.Py4JJavaError: An error occurred while calling z:org.apache.spark.api.python.PythonRDD.collectAndServe.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Could not recover from a failed barrier ResultStage. Most recent failure reason: Stage failed because barrier task ResultTask(1, 1) finished unsuccessfully.
+org.apache.spark.api.python.PythonException: Traceback (most recent call last):
+File "nccl.pyx", line 151, in raft_dask.common.nccl.nccl.init
+RuntimeError: NCCL_ERROR: b'remote process exited or there was a network error'"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_relaying_exceptions_leave_the_cause_to_what_they_relay(
+    engine: str, tmp_path: Path
+) -> None:
+    assert root_of(tmp_path, SPARK, engine) == "PEER_EXITED"
+    # Spark's abort alone, relaying nothing the log shows: still a failure, no cause named.
+    alone = SPARK.splitlines()[1]
+    assert root_of(tmp_path, alone, engine) == "UNCLASSIFIED_FAILURE"
+
+
+UCX = [
+    # github.com/rapidsai/ucx-py (fresh92 cu003): UCX's error level, no cause named
+    (
+        "[1574185843.165627] [exp02:50083:0]         select.c:438  UCX  ERROR no active "
+        "messages transport to <no debug data>: Unsupported operation",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # fresh92 cu002: UCX-Py's endpoint error callback, UCS_ERR_UNREACHABLE, at DEBUG level
+    (
+        "[1662343841.790321] [gpu12.cluster:3241] UCXPY  DEBUG Error callback for endpoint "
+        "0x2b492843d3c8 called with status -6: Destination is unreachable",
+        "NET_UNREACHABLE",
+    ),
+    # github.com/NVIDIA/cuda-quantum (fresh92 cu014): Open MPI's fatal error handler
+    (
+        "*** An error occurred in MPI_Allgatherv\n*** reported by process [351672370,508]\n"
+        "*** on communicator MPI_COMM_WORLD\n*** MPI_ERR_TRUNCATE: message truncated\n"
+        "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # github.com/saforem2/vault (fresh93 cv003): the tmpfs filled, not the disk
+    (
+        "OSError: [Errno 28] No space left on device: '/lus/data/oc20/s2ef/data.0060.lmdb' -> "
+        "'/dev/shm/oc20_data/s2ef/2M/train/data.0060.lmdb'",
+        "SHM_TOO_SMALL",
+    ),
+    ("OSError: [Errno 28] No space left on device: '/scratch/ckpt/model.pt'", "DISK_FULL"),
+    # github.com/ACEsuit/mace (fresh91 ct007): a device index past the visible GPUs
+    (
+        "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED\n"
+        'at "../aten/src/ATen/cuda/CUDAContext.cpp":49\ndevice=1, num_gpus=1',
+        "CUDA_ERROR",
+    ),
+    # fresh93 cv006: oneCCL's exception through torch-ccl
+    (
+        "RuntimeError: oneCCL: global.cpp:150 getenv_local_coord: EXCEPTION: to get "
+        "local_idx/count from ATL, set CCL_ZE_IPC_EXCHANGE=sockets explicitly",
+        "UNCLASSIFIED_FAILURE",
+    ),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("text", "code"), UCX, ids=[c[0][:30] for c in UCX])
+def test_program_failure_lines(text: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, text, engine) == code
+
+
+# github.com/NVIDIA/nccl's proxy lines behind a tracker's automatic links (fresh91 ct003):
+# an abort (res=3, 'abort called'), then the proxy's failed operation.
+LINKED = (
+    "A100-02:2358430:2358556 [1] [[proxy.cc:1495](http://proxy.cc:1495/)](http://proxy.cc:1495/) "
+    "NCCL WARN [Service thread] Could not receive type from localRank 7, res=3, closed=0\n"
+    "A100-02:2358430:2358556 [1] [[proxy.cc:1519](http://proxy.cc:1519/)](http://proxy.cc:1519/) "
+    "NCCL WARN [Proxy Service 9] Failed to execute operation Connect from rank 15, retcode 3\n"
+    "A100-02:2358430:2358556 [1] NCCL INFO socketProgressOpt: abort called"
+)
+
+
+def test_automatic_links_are_undone_and_written_links_kept() -> None:
+    line = LINKED.splitlines()[0].encode()
+    assert b"[1] proxy.cc:1495 NCCL WARN" in strip_autolinks(line)
+    written = b"see [the NCCL docs](https://docs.nvidia.com/deeplearning/nccl/) for more"
+    assert strip_autolinks(written) == written
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_linked_proxy_abort_is_a_failure_of_no_peer(engine: str, tmp_path: Path) -> None:
+    report = _analyze_text(LINKED, engine)
+    assert report["root_cause"] == "UNCLASSIFIED_FAILURE"
+    codes = {f["code"] for f in report["findings"] if f["status"] == "FAIL"}  # type: ignore[attr-defined]
+    assert "PEER_EXITED" not in codes
+
+
+# github.com/rapidsai/cugraph (fresh91 ct017): exceptions CPython ignored at shutdown after
+# the run printed its result.
+IGNORED = """0.04763150215148926
+Exception ignored in: <function Future.__del__ at 0x7f1d1c7e9e50>
+Traceback (most recent call last):
+  File "/root/miniconda3/envs/cugraph/lib/python3.9/site-packages/distributed/client.py", line 511, in __del__
+TypeError: 'NoneType' object is not callable
+Exception ignored in: <function Future.__del__ at 0x7f1d1c7e9e50>
+Traceback (most recent call last):
+  File "/root/miniconda3/envs/cugraph/lib/python3.9/site-packages/distributed/client.py", line 511, in __del__
+TypeError: 'NoneType' object is not callable"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_ignored_exception_is_a_warning(engine: str, tmp_path: Path) -> None:
+    report = _analyze_text(IGNORED, engine)
+    assert report["root_cause"] is None
+    statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
+    assert statuses["APP_EXCEPTION"] == "WARN"
+    # The same exception line with no header before it ends the process: a failure.
+    raised = "\n".join(line for line in IGNORED.splitlines() if "ignored" not in line)
+    assert root_of(tmp_path, raised, engine) == "APP_EXCEPTION"
+    # An ignored exception beside one that was raised leaves the raised one a failure.
+    both = IGNORED + "\nRuntimeError: CUDA out of memory in step 12\n"
+    assert _analyze_text(both, engine)["root_cause"] is not None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", range(6))
+def test_ignored_exceptions_split_over_rank_files_stay_warnings(
+    seed: int, engine: str, tmp_path: Path
+) -> None:
+    # Spread over files among healthy output, a header and its exception line may land in
+    # different files: the count of headers still accounts for the exception lines.
+    paths = spread_case(IGNORED, tmp_path, random.Random(seed))
+    report = analyze_logs([str(p) for p in paths], backend=engine).to_dict()
+    assert report["root_cause"] is None
+    assert not [f for f in report["findings"] if f["status"] == "FAIL"]
