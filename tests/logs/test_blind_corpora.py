@@ -1560,6 +1560,17 @@ BLIND = {
     #   After its fix (PyTorch's 'NCCL error in: <file>:<line>, <result>' read by NCCL's result
     #   string, before the rule for a reason cut off), none is missed.
     "fresh94.jsonl": BlindSet("cw", 20, 5, frozenset()),
+    # fresh96: PyTorch performance and parallelism libraries on several GPUs (TransformerEngine
+    #   FP8 and comm+GEMM overlap, Megatron-LM and Megatron-Bridge, torchao float8 under FSDP2,
+    #   FSDP2 in torchtitan, DTensor under torch.compile, ring-flash-attention benchmarks and
+    #   tests, FSDP in TRL's PPO), scored with src/ of c1d15a8 (the branch point) and no src
+    #   change: alone 12/13 and spread 12/13, both engines (mixed 11/13: cy010, HEALTHY, is
+    #   answered SOCKET_IFNAME, a WARN with no FAIL, from the other jobs' healthy logs); one
+    #   failing log answered null (cy008); no FAIL on the 5 healthy logs. Miss, the same alone,
+    #   spread and mixed, both engines:
+    # cy008: APP_EXCEPTION, answered null: FSDP2's 'torch.Size([...]) is not divisible by FSDP
+    #   world size 128.' pasted alone, without the exception type or a traceback.
+    "fresh96.jsonl": BlindSet("cy", 13, 5, frozenset({"cy008"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
