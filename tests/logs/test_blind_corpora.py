@@ -1571,6 +1571,27 @@ BLIND = {
     # cy008: APP_EXCEPTION, answered null: FSDP2's 'torch.Size([...]) is not divisible by FSDP
     #   world size 128.' pasted alone, without the exception type or a traceback.
     "fresh96.jsonl": BlindSet("cy", 13, 5, frozenset({"cy008"})),
+    # fresh97: CI and test-bot logs of distributed GPU tests (pytorch/pytorch DISABLED and flaky
+    #   distributed-suite issues, DeepSpeed's ROCm CI, accelerate test, Horovod's Buildkite, vLLM's
+    #   CI, OpenTau's nightly GPU job, MONAI premerge, an EasyBuild test_c10d_nccl run,
+    #   nccl-tests), scored with src/ of c1d15a8 (the branch point) and no src change: alone
+    #   18/24 and spread 18/24, both engines (mixed 18/24); 2 failing logs answered null (cz007,
+    #   cz020); no FAIL on the 4 healthy logs. Misses, the same alone, spread and mixed, both
+    #   engines:
+    # cz003, cz004: NCCL_TIMEOUT, answered APP_EXCEPTION: PyTorch's test harness 'RuntimeError:
+    #   Process 1 terminated or timed out after 100.07... seconds' (common_distributed's
+    #   _check_return_codes) and the older 'AssertionError: True is not false : Timeout waiting
+    #   for rank 1 to terminate': a rank still alive at the test's deadline, a hang.
+    # cz005, cz006: RANK_CRASH, answered APP_EXCEPTION: the harness's 'Expected zero exit code
+    #   but got -11' and '... got -6 for pid: N' (multiprocessing's negative exit code is the
+    #   signal that killed the rank: SIGSEGV, SIGABRT).
+    # cz007: RANK_CRASH, answered null: c10's FatalSignalHandler dump 'SIGABRT(6), PID: 15838,
+    #   Thread 15843:' with gsignal/abort frames after the watchdog thread's frames.
+    # cz020: UNCLASSIFIED_FAILURE, answered null: unittest's 'test_broadcast (__main__.TestNCCL)
+    #   ... FAIL' lines and 'FAIL: test_broadcast (__main__.TestNCCL)' (wrong collective results).
+    "fresh97.jsonl": BlindSet(
+        "cz", 24, 4, frozenset({"cz003", "cz004", "cz005", "cz006", "cz007", "cz020"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
