@@ -135,6 +135,27 @@ def _searched_alone(anchors: list[bytes], in_trie: set[bytes]) -> set[bytes]:
         alone |= weak
 
 
+# For an anchor that stands for longer ones: each longer anchor, where the short one starts
+# in it, and that anchor's own rules.
+Spellings = dict[bytes, tuple[tuple[bytes, int, tuple[int, ...]], ...]]
+
+
+def _spellings(minimal: list[bytes], found: Mapping[bytes, set[int]]) -> Spellings:
+    """The longer anchors each of `minimal` stands for (none listed where it stands only for
+    itself)."""
+    spelled: Spellings = {}
+    for short in minimal:
+        entries = []
+        for text, indexes in found.items():
+            at = text.find(short)
+            while at >= 0:
+                entries.append((text, at, tuple(sorted(indexes))))
+                at = text.find(short, at + 1)
+        if entries != [(short, 0, tuple(sorted(found.get(short, ()))))]:
+            spelled[short] = tuple(sorted(entries))
+    return spelled
+
+
 class AnchorIndex:
     """Rules keyed by the anchors of their required literals, searched all at once; and the
     literals searched on their own."""
@@ -160,11 +181,17 @@ class AnchorIndex:
             short: tuple(sorted({i for a, rs in found.items() if short in a for i in rs}))
             for short in minimal
         }
-        self._setup(rules, sorted(_searched_alone(minimal, in_trie)))
+        self._setup(rules, sorted(_searched_alone(minimal, in_trie)), _spellings(minimal, found))
 
-    def _setup(self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes]) -> None:
+    def _setup(
+        self, rules: dict[bytes, tuple[int, ...]], alone: list[bytes], spelled: Spellings
+    ) -> None:
         self.rules = rules
         self.alone = alone  # searched on their own; the others are the trie's
+        # A short anchor stands for every longer one that holds it ('Fail' for some 40 rules):
+        # where it is found, the longer ones are checked in place, so a line is handed on
+        # with the rules whose own anchors it holds.
+        self.spelled = spelled
         trie = sorted(set(rules) - set(alone))
         # The trie's first bytes all become one byte in a translated copy of the buffer, so
         # that the regex starts with one literal byte, which the engine skips to in a tight
@@ -184,39 +211,60 @@ class AnchorIndex:
         # another, so one start position holds at most one.
         self._exact = re.compile(b"(?=(" + _trie(trie) + b"))") if trie else None
 
-    def state(self) -> tuple[list[tuple[bytes, tuple[int, ...]]], list[bytes]]:
+    def state(self) -> tuple[Any, ...]:
         """What the index is made of, for the user cache (choosing the anchors costs a run
         more than scanning 20 MB)."""
-        return sorted(self.rules.items()), list(self.alone)
+        return sorted(self.rules.items()), list(self.alone), sorted(self.spelled.items())
 
     @classmethod
     def from_state(cls, state: object) -> AnchorIndex:
         """The index `state()` described; ValueError when `state` is not one."""
         try:
-            items, texts = cast(tuple[Any, Any], state)
+            items, texts, spellings = cast(tuple[Any, Any, Any], state)
             rules = {bytes(text): tuple(int(i) for i in rs) for text, rs in items}
             alone = [bytes(text) for text in texts]
+            spelled: Spellings = {
+                bytes(short): tuple(
+                    (bytes(text), int(at), tuple(int(i) for i in rs)) for text, at, rs in entries
+                )
+                for short, entries in spellings
+            }
         except (TypeError, ValueError) as exc:
             raise ValueError("not an anchor index") from exc
         if not set(alone) <= set(rules) or not all(rules.values()) or b"" in rules:
             raise ValueError("not an anchor index")
+        for short, entries in spelled.items():
+            held = {i for _, _, rs in entries for i in rs}
+            if short not in rules or held != set(rules[short]):
+                raise ValueError("not an anchor index")
+            if not all(text[at : at + len(short)] == short for text, at, _ in entries):
+                raise ValueError("not an anchor index")
         index = cls.__new__(cls)
-        index._setup(rules, alone)
+        index._setup(rules, alone, spelled)
         return index
 
     def lines(self, data: memoryview | bytes, end: int) -> Iterator[tuple[int, int, set[int]]]:
         """(start, stop, rule indexes) for every line of data[:end] holding an anchor; stop is
         the index of the line's newline (or `end`)."""
         buf = bytes(data[:end])
-        rules = self.rules
+        for start, stop, marked, alone in self.spans(buf):
+            found = self.rules_on(buf, start, stop, marked, alone)
+            if found:
+                yield start, stop, found
+
+    def spans(self, buf: bytes) -> Iterator[tuple[int, int, bool, list[tuple[int, bytes]]]]:
+        """(start, stop, whether the trie marked it, the literals searched alone found on it
+        with their positions) for every line of `buf` that may hold an anchor: which rules it
+        holds (rules_on) costs more, and a caller that settled the line needs none."""
+        end = len(buf)
         find = buf.find
-        # (position, rules of a literal searched alone, or None for a line the trie marks)
-        hits: list[tuple[int, tuple[int, ...] | None]] = []
+        # (position, a literal searched alone found there, or None for a line the trie marks)
+        hits: list[tuple[int, bytes | None]] = []
         append = hits.append
         if self._regex is not None:
             search = self._regex.search
-            marked = buf.translate(self._table)  # newlines stay where they are
-            match = search(marked, 0, end)
+            marked_buf = buf.translate(self._table)  # newlines stay where they are
+            match = search(marked_buf, 0, end)
             while match is not None:
                 at = match.start()
                 append((at, None))
@@ -224,38 +272,60 @@ class AnchorIndex:
                 stop = find(b"\n", at, end)
                 if stop < 0:
                     break
-                match = search(marked, stop + 1, end)
+                match = search(marked_buf, stop + 1, end)
         unsorted = False
         for literal in self.alone:
             at = find(literal, 0, end)
             unsorted = unsorted or at >= 0
             while at >= 0:
-                append((at, rules[literal]))
+                append((at, literal))
                 at = find(literal, at + 1, end)
         if unsorted:
             hits.sort(key=itemgetter(0))
-        exact = self._exact.finditer if self._exact is not None else None
         start = stop = -1
-        found: set[int] = set()
-        marked_line = False
-        for at, indexes in hits:
+        marked = False
+        alone: list[tuple[int, bytes]] = []
+        for at, found in hits:
             if at >= stop:  # the first hit of a new line
-                if marked_line and exact is not None:
-                    for match in exact(buf, start, stop):
-                        found.update(rules[match.group(1)])
-                if found:
-                    yield start, stop, found
+                if stop >= 0:
+                    yield start, stop, marked, alone
                 start = buf.rfind(b"\n", max(stop, 0), at) + 1 or max(stop + 1, 0)
                 stop = find(b"\n", at, end)
                 stop = end if stop < 0 else stop
-                found = set()
-                marked_line = False
-            if indexes is None:
-                marked_line = True
+                marked = False
+                alone = []
+            if found is None:
+                marked = True
             else:
+                alone.append((at, found))
+        if stop >= 0:
+            yield start, stop, marked, alone
+
+    def rules_on(
+        self, buf: bytes, start: int, stop: int, marked: bool, alone: list[tuple[int, bytes]]
+    ) -> set[int]:
+        """The rules whose anchors buf[start:stop] holds (a span of `spans`)."""
+        found: set[int] = set()
+        for at, literal in alone:
+            self._add_rules(buf, literal, at, found)
+        if marked:
+            self._exact_on(buf, start, stop, found)
+        return found
+
+    def _exact_on(self, buf: bytes, start: int, stop: int, found: set[int]) -> None:
+        """The rules of the trie's anchors on buf[start:stop]."""
+        if self._exact is not None:
+            for match in self._exact.finditer(buf, start, stop):
+                self._add_rules(buf, match.group(1), match.start(), found)
+
+    def _add_rules(self, buf: bytes, anchor: bytes, at: int, found: set[int]) -> None:
+        """The rules of the anchors found at `at`: the short one's own, or those of the longer
+        ones it stands for that are there too."""
+        entries = self.spelled.get(anchor)
+        if entries is None:
+            found.update(self.rules[anchor])
+            return
+        startswith = buf.startswith
+        for text, offset, indexes in entries:
+            if at >= offset and startswith(text, at - offset):
                 found.update(indexes)
-        if marked_line and exact is not None:
-            for match in exact(buf, start, stop):
-                found.update(rules[match.group(1)])
-        if found:
-            yield start, stop, found

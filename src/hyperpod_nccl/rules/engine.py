@@ -57,8 +57,9 @@ class Prefilter(Protocol):
     ) -> None:
         """Call on_match(rule index, 0, end offset, 0, None) for every place a rule may
         match, in order of end offset. `known` is the collector's map of settled lines
-        (rules/lines.py): a prefilter may report a single match on such a line, or none on
-        one settled as KNOWN_NO_MATCH, as the collector passes over them either way."""
+        (rules/lines.py): a prefilter may report a single match on such a line (with any
+        rule index, -1 included: the collector does not read it), or none on one settled as
+        KNOWN_NO_MATCH, as the collector passes over them either way."""
 
 
 class RegexPrefilter:
@@ -94,18 +95,25 @@ class RegexPrefilter:
         compiled = self._compiled
         append = hits.append
         settled = (known or {}).get
-        for start, stop, rules in self._anchors.lines(data, end):
+        anchors = self._anchors
+        buf = bytes(data)
+        for start, stop, marked, alone in anchors.spans(buf):
             # Up to and with the newline: a lookahead sees what a whole-buffer search sees.
             limit = stop + 1 if stop < end else end
             if stop - start > MAX_LINE_CHARS:  # the collector keeps its first and last match
-                for index in rules:
+                for index in anchors.rules_on(buf, start, stop, marked, alone):
                     hits.extend(
                         (m.end(), index) for m in compiled[index].finditer(data, start, limit)
                     )
                 continue
-            seen = settled(bytes(data[start:stop])) if known else None
+            seen = settled(buf[start:stop]) if known else None
             if seen == KNOWN_NO_MATCH:
                 continue
+            if seen is not None and seen != KNOWN_LAST:
+                # Settled: the collector only looks it up and passes over it, whatever rule.
+                append((stop, -1))
+                continue
+            rules = anchors.rules_on(buf, start, stop, marked, alone)
             for index in rules:
                 match = compiled[index].search(data, start, limit)
                 if match is not None:
