@@ -28,6 +28,10 @@ RULES = {
     "torch-device-index-assert",
     "oneccl-exception",
     "nccl-proxy-recv-failed",
+    "torch-test-process-signal",
+    "torch-test-process-timeout",
+    "unittest-test-failed",
+    "fsdp2-uneven-sharding",
 }
 
 
@@ -151,6 +155,36 @@ UCX = [
         "UNCLASSIFIED_FAILURE",
     ),
 ]
+
+
+HARNESS = [
+    # github.com/pytorch/pytorch's distributed test harness (fresh97 cz003-cz007, cz020)
+    (
+        "Nov 26 23:08:31 AssertionError: False is not true : Expected zero exit code but got -11",
+        "RANK_CRASH",
+    ),
+    (
+        "AssertionError: Scalars are not equal!\nExpected zero exit code but got -9 for pid: 3154",
+        "CONTAINER_OOM",
+    ),
+    (
+        "RuntimeError: Process 1 terminated or timed out after 100.07976341247559 seconds",
+        "NCCL_TIMEOUT",
+    ),
+    (
+        "  SIGABRT(6), PID: 15838, Thread 15843:\n   frame #0: c10::FatalSignalHandler::"
+        "stacktraceSignalHandler(bool) + 0x59 (0x7f7c5e0ad009 in libc10.so)",
+        "RANK_CRASH",
+    ),
+    (
+        "05:56:08 test_broadcast (__main__.TestNCCL) ... FAIL\n05:56:08 FAIL: test_broadcast "
+        "(__main__.TestNCCL)\nFAILED (failures=3)",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # github.com/pytorch/torchtitan (fresh96 cy008): FSDP2's refusal, its second line alone
+    ("torch.Size([2048, 4096]) is not divisible by FSDP world size 128.", "APP_EXCEPTION"),
+]
+UCX += HARNESS
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -160,7 +160,7 @@ _SIGNAL_CODES = {
 
 def classify_hydra_signal(captures: dict[str, str]) -> Classification | None:
     """A launcher's report of the signal a rank died of."""
-    signal = captures.get("signal", "")
+    signal = next((v for k, v in sorted(captures.items()) if k.startswith("signal") and v), "")
     code = _SIGNAL_CODES.get(int(signal)) if signal.isdigit() else None
     return (code, Status.FAIL) if code else None
 
