@@ -1595,6 +1595,22 @@ BLIND = {
     #   that killed it, a rank past the test's deadline hung; c10's FatalSignalHandler header;
     #   unittest's and pytest's failed-test lines), none is missed.
     "fresh97.jsonl": BlindSet("cz", 24, 4, frozenset()),
+    # fresh98: Kubernetes GPU training off AWS (GKE A3 High/Mega with GPUDirect-TCPX/TCPXO, JobSet
+    #   and Kueue from one lab repository's live captures; a vLLM Deployment pod; Azure ND24rs),
+    #   scored with src/ of c1d15a8 (the branch point) and no src change: alone 14/18 and spread
+    #   14/18, both engines (mixed 14/18); one failing log answered null (da011); no FAIL on the 4
+    #   healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # da008: UNCLASSIFIED_FAILURE, answered POD_CRASHLOOP: the TCPXO rxdm sidecar's glog lines
+    #   'E fastrak_gpumem_manager_startup.cc:45] Exiting with result:1'; POD_CRASHLOOP is read from
+    #   the author's comment '=> kubectl get pod shows no CrashLoopBackOff', a negated mention.
+    # da010: PEER_EXITED, answered RANK_CRASH: ncclRemoteError ('remote process exiting
+    #   prematurely'), 'terminate called after throwing ... c10::DistBackendError', then 'Caught
+    #   signal 11 (Segmentation fault' in the aborting rank (PEER_EXITED a FAIL beside it).
+    # da011: UNCLASSIFIED_FAILURE, answered null: JobSet's 'reason: FailedJobs' / 'jobset failed
+    #   due to one or more job failures (first failed job: fault-kill-rank-worker-3)'.
+    # da012: UNCLASSIFIED_FAILURE, answered POD_CRASHLOOP: the Job controller's
+    #   'BackoffLimitExceeded ... Job has reached the specified backoff limit' after 3 failed pods.
+    "fresh98.jsonl": BlindSet("da", 18, 4, frozenset({"da008", "da010", "da011", "da012"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
