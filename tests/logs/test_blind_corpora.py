@@ -1611,6 +1611,23 @@ BLIND = {
     # da012: UNCLASSIFIED_FAILURE, answered POD_CRASHLOOP: the Job controller's
     #   'BackoffLimitExceeded ... Job has reached the specified backoff limit' after 3 failed pods.
     "fresh98.jsonl": BlindSet("da", 18, 4, frozenset({"da008", "da010", "da011", "da012"})),
+    # fresh100: hangs, stalls and stragglers with little or no error text (a TORCH_NCCL_DESYNC_DEBUG
+    #   report, c10d's collective-fingerprint mismatch, NCCL's IB and init.cu collective-mismatch
+    #   WARNs, Horovod's stall check, py-spy and gdb stacks of hung ranks, an MPICH Bcast abort,
+    #   a straggler report and slower-but-working runs), scored with src/ of c1d15a8 (the branch
+    #   point) and no src change: alone 13/17 and spread 13/17, both engines (mixed 13/17); four
+    #   failing logs answered null (the four misses); no FAIL on the 4 healthy logs. (A Horovod
+    #   stall case, a hit, was dropped after scoring because fresh99 holds its thread; the later
+    #   ids moved down by one.) Misses, the same alone, spread and mixed, both engines, all null:
+    # dc002: NCCL_TIMEOUT: a py-spy dump alone, 'Thread 8287 (active)' in 'partition_grads
+    #   (deepspeed/runtime/zero/stage3.py:1500)' under a main thread in backward;
+    # dc010: NCCL_TIMEOUT: gdb stacks, '#14 ... in ncclCommAbort (comm=0x5555bf9ec710) at
+    #   init.cc:1508' above 'cudaStreamSynchronize' (NCCL's abort itself stuck);
+    # dc011: NCCL_TIMEOUT: gdb stack, '#13 ... in cudaLaunchKernel () from
+    #   /usr/local/lib/libnccl.so.2' under 'ncclGroupEndInternal () at group.cc:406';
+    # dc012: NCCL_TIMEOUT: '(gdb) thread apply all bt' with 'ncclGroupEnd () from
+    #   /usr/lib/x86_64-linux-gnu/libnccl.so.2' under 'pthread_rwlock_wrlock ()'.
+    "fresh100.jsonl": BlindSet("dc", 17, 4, frozenset({"dc002", "dc010", "dc011", "dc012"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
