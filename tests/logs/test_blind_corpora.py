@@ -1628,6 +1628,27 @@ BLIND = {
     # dc012: NCCL_TIMEOUT: '(gdb) thread apply all bt' with 'ncclGroupEnd () from
     #   /usr/lib/x86_64-linux-gnu/libnccl.so.2' under 'pthread_rwlock_wrlock ()'.
     "fresh100.jsonl": BlindSet("dc", 17, 4, frozenset({"dc002", "dc010", "dc011", "dc012"})),
+    # fresh99: the older era, 2016-2021 (Horovod 0.1x with TF 1.x under mpirun, CNTK under MS-MPI,
+    #   MXNet ps-lite dist kvstore and kv_store runs, Caffe2 data_parallel_model and Detectron,
+    #   Chainer data-parallel, PyTorch 1.x mp.spawn, DDP and apex DDP, mmdetection dist_train.sh,
+    #   TF 1.15 collectives and MirroredStrategy, fairseq and Swin start-up), scored with src/ of
+    #   c1d15a8 (the branch point) and no src change: alone 14/19 and spread 14/19, both engines
+    #   (mixed 14/19); 2 failing logs answered null (db002, db006); no FAIL (and no WARN) on the 5
+    #   healthy logs. Misses, the same alone, spread and mixed, both engines:
+    # db002: RANK_CRASH, answered null: CNTK's 'CNTK: Caught Win32 exception 0xc0000005: Access
+    #   violation.' and MS-MPI's '[1] process exited without calling finalize' / '... ended
+    #   prematurely and may have crashed. exit code 1';
+    # db003: SOCKET_IFNAME, answered APP_EXCEPTION: 'mxnet.base.MXNetError: [13:30:33]
+    #   src/van.cc:63: Check failed: !ip.empty() failed to get ip' (ps-lite found no interface);
+    # db006: CUDA_OOM, answered null: Chainer's 'Exception in main training loop: out of memory to
+    #   allocate 205520896 bytes (total 16068929536 bytes)' (CuPy's OutOfMemoryError text);
+    # db007: CUDA_OOM, answered CUDA_ERROR (RANK_CRASH a FAIL beside it): Caffe2's '[enforce fail at
+    #   context_gpu.cu:343] error == cudaSuccess. 2 vs 0. Error at: ...: out of memory';
+    # db014: UNCLASSIFIED_FAILURE, answered APP_EXCEPTION (its accepted alternate): TensorFlow's
+    #   "No OpKernel was registered to support Op 'NcclAllReduce'" with '<no registered kernels>'.
+    "fresh99.jsonl": BlindSet(
+        "db", 19, 5, frozenset({"db002", "db003", "db006", "db007", "db014"})
+    ),
 }
 FILES = {path.name: path for path in CORPORA}
 
