@@ -35,7 +35,7 @@ _TOPICS: tuple[tuple[str, str], ...] = (
     ("GPU_ACCESS_LOST", r"\bnvml\b|no nvidia (?:device|gpu)"),
     (
         "CUDA_OOM",
-        r"(?:cuda|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
+        r"(?:cuda[a-z]*|gpu|device|hip)\b.*out of memory|out of memory.*\b(?:cuda|gpu|device|hip)\b"
         r"|cuda ?malloc|outofmemoryerror|erroroutofmemory|errormemoryallocation"
         r"|memory space failed to allocate"
         # RMM's allocator (RAPIDS, XGBoost's GPU memory): 'std::bad_alloc: out_of_memory: CUDA
