@@ -1662,6 +1662,14 @@ BLIND = {
     #   (TensorFlow without an NcclAllReduce kernel, labelled UNCLASSIFIED_FAILURE, answered
     #   APP_EXCEPTION, which the label allows) stands.
     "fresh99.jsonl": BlindSet("db", 19, 5, frozenset({"db014"})),
+    # fresh104: training frameworks from other labs (ColossalAI and ColossalChat, ColossalAI-
+    #   Examples, MosaicML Composer and llm-foundry, EleutherAI GPT-NeoX, Alibaba's Megatron-LLaMA,
+    #   BigScience's Megatron-DeepSpeed), scored with src/ of 9ec202c (the branch point) and no src
+    #   change: alone 13/13 and spread 13/13, both engines (mixed 13/13); no failing log answered
+    #   null; no FAIL (and no WARN) on the 3 healthy logs; no misses. Short (13 cases, 3 healthy)
+    #   because the time budget ran out and the theme's other repositories held no stored excerpt
+    #   with a key line.
+    "fresh104.jsonl": BlindSet("dg", 13, 3, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
