@@ -1719,6 +1719,20 @@ BLIND = {
             }
         ),
     ),
+    # fresh103: container runtimes around GPU jobs (docker's small /dev/shm and memlock limit, an
+    #   RDMA device not given to the container, --net host, an image's CUDA newer than the host
+    #   driver, UCC's shared-memory attach across containers on one server, pods and containers
+    #   sharing a node), scored with src/ of 9ec202c (the branch point) and no src change: alone
+    #   12/14 and spread 12/14, both engines (mixed 12/14); one failing log answered null (df007);
+    #   no FAIL on the 4 healthy logs. Misses, the same alone and spread, both engines:
+    # df004: MEMLOCK, answered IB_ERROR (inferred from the words of UCX's 'mlx5dv_devx_umem_reg
+    #   ... failed: Cannot allocate memory'): UCX's own hint 'Please set max locked memory
+    #   (ulimit -l) to 'unlimited' (current: 8192 kbytes)' on the line before is not read;
+    # df007: UNCLASSIFIED_FAILURE, answered null (NCCL_INVALID_USAGE among other jobs' logs):
+    #   UCC's '[1723337199.099229] [ai-worker03:1382 :0]     tl_shm_team.c:617  TL_SHM ERROR
+    #   Child failed to attach to shmseg, errno: Invalid argument' (ucs log format, component
+    #   TL_SHM, not UCX, before the level).
+    "fresh103.jsonl": BlindSet("df", 14, 4, frozenset({"df004", "df007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
