@@ -1733,6 +1733,26 @@ BLIND = {
     #   Child failed to attach to shmseg, errno: Invalid argument' (ucs log format, component
     #   TL_SHM, not UCX, before the level).
     "fresh103.jsonl": BlindSet("df", 14, 4, frozenset({"df004", "df007"})),
+    # fresh102: JAX and Keras on GPUs at scale (jax.distributed under Slurm, XLA's NCCL collectives
+    #   and compiler, NVIDIA JAX-Toolbox containers with T5x and Pax, alpa on Ray, Levanter and
+    #   marin gangs, Keras 3 multi-GPU, MaxDiffusion on MI325X), scored with src/ of 9ec202c (the
+    #   branch point) and no src change: alone 13/17 and spread 13/17, both engines (mixed 13/17:
+    #   de016 is answered NCCL_VERSION_MISMATCH there, read from the other jobs' logs); one failing
+    #   log answered null (de016); no FAIL (and no WARN) on the 4 healthy logs. Misses, the same
+    #   alone and spread, both engines:
+    # de004: RANK_CRASH, answered UNCLASSIFIED_FAILURE: XLA's 'F0105 ... nccl_all_reduce_thunk.cc:
+    #   175] Check failed: reduction_kind.has_value()' with '*** Check failure stack trace: ***'
+    #   and absl's LogMessageFatal frame (a compiler CHECK that aborts);
+    # de006: RENDEZVOUS_FAILURE, answered APP_EXCEPTION: '(ProfileWorker pid=38795, ...)
+    #   jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: Failed to start RPC server' from
+    #   get_distributed_runtime_service (the coordination service's server never started);
+    # de009: SHM_TOO_SMALL, answered RANK_CRASH (inferred): gdb's 'Thread 787 "imagenet_fake_d"
+    #   received signal SIGBUS, Bus error.' in 'ncclShmOpen(char*, unsigned long, ...)' of
+    #   jaxlib's xla_extension.so;
+    # de016: NCCL_INVALID_USAGE, answered null: XLA's 'E ... status_macros.cc:57] INTERNAL:
+    #   RET_CHECK failure (.../pjrt/gpu_device.cc:345) local_device->device_ordinal() ==
+    #   local_topology.devices_size()' as a one-line paste.
+    "fresh102.jsonl": BlindSet("de", 17, 4, frozenset({"de004", "de006", "de009", "de016"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
