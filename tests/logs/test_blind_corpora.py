@@ -1753,6 +1753,20 @@ BLIND = {
     #   RET_CHECK failure (.../pjrt/gpu_device.cc:345) local_device->device_ordinal() ==
     #   local_topology.devices_size()' as a one-line paste.
     "fresh102.jsonl": BlindSet("de", 17, 4, frozenset({"de004", "de006", "de009", "de016"})),
+    # fresh105: healthy-heavy, fifth round: long committed logs of multi-node runs (DeepSpeed
+    #   BLOOM inference on two Gadi nodes, a two-machine DDP tutorial, TF MultiWorkerMirrored on 4
+    #   workers, Llama-3 ZeRO-3 on 4 EFA pods, Polaris DDP with and without aws-ofi-nccl, JeanZay
+    #   Megatron and HF-DeepSpeed runs), scored with src/ of 9ec202c (the branch point) and no src
+    #   change: alone 10/12 and spread 10/12, both engines (mixed 10/12); no failing log answered
+    #   null; one FAIL on the 9 healthy logs (dh004). Misses, the same alone, spread and mixed:
+    # dh003: PEER_EXITED, answered APP_EXCEPTION: ranks' 'RuntimeError: Connection reset by peer' /
+    #   'Broken pipe' from store.add in _store_based_barrier after rank 0 (the TCPStore host) left,
+    #   then torch.distributed.launch's CalledProcessError 'returned non-zero exit status 1';
+    # dh004: HEALTHY, answered CUDA_ERROR (a FAIL, inferred from its words): TensorFlow's W-level
+    #   "dso_loader.cc:59] Could not load dynamic library 'libcupti.so.10.1'; dlerror: ... cannot
+    #   open shared object file" (the profiler's library) in a run that trains and evaluates; its
+    #   FAIL makes the no-FAIL-on-healthy check below fail for it, as ct017's did.
+    "fresh105.jsonl": BlindSet("dh", 12, 9, frozenset({"dh003", "dh004"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
