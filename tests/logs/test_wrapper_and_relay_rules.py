@@ -35,6 +35,17 @@ RULES = {
     "stack-snapshot-in-collective",
     "pslite-no-ip",
     "job-pods-failed",
+    "neuron-device-oom",
+    "neuron-collectives-topology",
+    "neuron-device-unavailable",
+    "neuron-call-failed",
+    "neuron-runtime-error",
+    "ccom-bootstrap-timeout",
+    "ccom-warn-unclassified",
+    "ucx-component-error",
+    "go-process-signal",
+    "xla-ret-check-failed",
+    "tf-gpu-libraries-missing",
 }
 
 
@@ -237,6 +248,87 @@ OLDER = [
     ),
 ]
 UCX += OLDER
+NEURON = [
+    # github.com/aws-neuron/aws-neuron-sdk and aws-k8s-tester (fresh101 dd001-dd017)
+    (
+        "2023-Aug-01 16:14:43.0210 332066:332508 [31] bootstrap.cc:89 CCOM WARN Timeout waiting "
+        "for incoming connection (waited 120 sec)\n2023-Aug-01 16:14:43.0241 332066:332494 [29] "
+        "include/socket.h:579 CCOM WARN Timeout waiting for RX (waited 120 sec) - retrying",
+        "RENDEZVOUS_FAILURE",
+    ),
+    (
+        "2024-Jul-30 14:22:30.244701 65191:65191 ERROR  TDRV:dmem_alloc_internal             "
+        "        Failed to alloc DEVICE memory: 10485760",
+        "CUDA_OOM",
+    ),
+    (
+        "2024-Jun-02 04:05:36.428977   273:478   ERROR   NRT:nrt_load_collectives          "
+        "          Unsupported topology. Supported number of Neuron Cores is 1, 2, 8, 16 or a "
+        "multiple of 32",
+        "NCCL_INVALID_USAGE",
+    ),
+    ("nrtd[1]: [TDRV:tdrv_init_mla_phase1] Could not open the device index:0", "CUDA_ERROR"),
+    (
+        'Nrt::BuildGlobalComm failed on NeuronCores 0-1(2):  nrt_status=1, message="Non '
+        'specific failure".',
+        "UNCLASSIFIED_FAILURE",
+    ),
+    # The failure dump: its context lines name no failure, its 'Failure:' line does.
+    (
+        "2025-Jun-28 22:19:15.499807  8652:8728  ERROR   NRT:nrt_infodump      Kernel: Linux "
+        "6.1.115-126.197.amzn2023.x86_64 #1 SMP PREEMPT_DYNAMIC\n2025-Jun-28 22:19:15.504560  "
+        "8652:8728  ERROR   NRT:nrt_infodump      Driver version: 2.19.64.0\n2025-Jun-28 "
+        "22:19:15.504570  8652:8728  ERROR   NRT:nrt_infodump      Failure: NRT_INVALID in "
+        "nrt_load()",
+        "UNCLASSIFIED_FAILURE",
+    ),
+    (
+        "^Csignal: interrupt\nFAIL    github.com/aws/aws-k8s-tester/test/cases/neuron 1735.234s",
+        "EXTERNAL_SIGNAL",
+    ),
+    # mlcommons/mlperf-automations and NVIDIA/nccl (fresh103 df004, df007)
+    (
+        "[1725000000.1] [node:1:0]  ib_md.c:293  UCX  ERROR mlx5_0: allocate memory : Please "
+        "set max locked memory (ulimit -l) to 'unlimited' (current: 8192 kbytes)",
+        "MEMLOCK",
+    ),
+    (
+        "[1723337199.099229] [ai-worker03:1382 :0]     tl_shm_team.c:617  TL_SHM ERROR Child "
+        "failed to attach to shmseg, errno: Invalid argument",
+        "UNCLASSIFIED_FAILURE",
+    ),
+]
+UCX += NEURON
+XLA = [
+    # github.com/alpa-projects/alpa and jax-ml/jax (fresh102 de006, de016)
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: Failed to start RPC server",
+        "RENDEZVOUS_FAILURE",
+    ),
+    (
+        "E0312 10:11:12.000000 1234 status_macros.cc:57] INTERNAL: RET_CHECK failure (external/"
+        "xla/xla/pjrt/gpu/gpu_device.cc:345) local_device->device_ordinal() == "
+        "local_topology.devices_size()",
+        "UNCLASSIFIED_FAILURE",
+    ),
+]
+UCX += XLA
+LAUNCH = [
+    # github.com/HongxinXiang/pytorch-multi-GPU-training-tutorial (fresh105 dh003): the store
+    # barrier's reset connection, then torch.distributed.launch's check of the worker
+    (
+        "RuntimeError: Connection reset by peer\nsubprocess.CalledProcessError: Command "
+        "'['/opt/conda/bin/python', '-u', 'train.py', '--local_rank=1']' returned non-zero exit "
+        "status 1.",
+        "PEER_EXITED",
+    ),
+    (
+        "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', '-u', 'train.py']' "
+        "returned non-zero exit status 1.",
+        "APP_EXCEPTION",
+    ),
+]
+UCX += LAUNCH
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -319,3 +411,23 @@ def test_a_snapshot_warning_yields_to_a_failure(engine: str, tmp_path: Path) -> 
     report = _analyze_text(snapshot, engine)
     statuses = {f["code"]: f["status"] for f in report["findings"]}  # type: ignore[attr-defined]
     assert statuses["NCCL_TIMEOUT"] == "WARN"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tensorflows_warning_level_library_loads_are_no_failure(
+    engine: str, tmp_path: Path
+) -> None:
+    # github.com/Oneflow-Inc/DLPerf (fresh105 dh004): a run that trained and evaluated.
+    line = (
+        "2020-08-26 21:39:39.568412: W tensorflow/stream_executor/platform/default/"
+        "dso_loader.cc:59] Could not load dynamic library 'libcupti.so.10.1'; dlerror: "
+        "libcupti.so.10.1: cannot open shared object file: No such file or directory"
+    )
+    assert root_of(tmp_path, line, engine) is None
+    # TensorFlow's own verdict that the GPU libraries are missing stays a failure.
+    failed = (
+        "2020-08-26 21:39:39.570000: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1753] "
+        "Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned "
+        "above are installed properly. Skipping registering GPU devices..."
+    )
+    assert root_of(tmp_path, line + "\n" + failed, engine) is not None

@@ -158,8 +158,16 @@ _SIGNAL_CODES = {
 }
 
 
+# Signal names as Go prints them (captured as sig<name>), by number.
+_NAMED_SIGNALS = {"sigint": 2, "sigterm": 15, "sighup": 1, "sigsegv": 11, "sigabrt": 6}
+_NAMED_SIGNALS |= {"sigbus": 7, "sigkill": 9}
+
+
 def classify_hydra_signal(captures: dict[str, str]) -> Classification | None:
     """A launcher's report of the signal a rank died of."""
+    named = next((_NAMED_SIGNALS[k] for k in captures if k in _NAMED_SIGNALS), None)
+    if named is not None:
+        return _SIGNAL_CODES.get(named, "RANK_CRASH"), Status.FAIL
     signal = next((v for k, v in sorted(captures.items()) if k.startswith("signal") and v), "")
     code = _SIGNAL_CODES.get(int(signal)) if signal.isdigit() else None
     return (code, Status.FAIL) if code else None
@@ -249,6 +257,16 @@ def classify_failure_line(captures: dict[str, str], text: str) -> Classification
     return (failure_topic(text) or "UNCLASSIFIED_FAILURE", Status.FAIL)
 
 
+def classify_neuron_runtime(captures: dict[str, str], text: str) -> Classification | None:
+    """A Neuron runtime ERROR record: a failure line, except the host context its failure
+    dump prints at the same level (only the dump's 'Failure:' line says what failed)."""
+    if captures.get("function") == "nrt_infodump" and not (
+        captures.get("message") or ""
+    ).startswith("Failure:"):
+        return None
+    return classify_failure_line(captures, text)
+
+
 def classify_error_level(captures: dict[str, str], text: str) -> Classification:
     """A logger's error level: a failure when its words name one; otherwise a warning, since
     programs log at error level what they then recover from (a missing optional file)."""
@@ -297,6 +315,7 @@ CLASSIFIERS: dict[str, Classifier] = {
     "status_error": _captures_only(classify_status_error),
     "dcgm_health": _captures_only(classify_dcgm_health),
     "failure_line": classify_failure_line,
+    "neuron_runtime": classify_neuron_runtime,
     "error_level": classify_error_level,
     "failure_words": classify_failure_words,
 }

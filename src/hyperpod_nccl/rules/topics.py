@@ -75,7 +75,8 @@ _TOPICS: tuple[tuple[str, str], ...] = (
         r"no route to host|network is unreachable|connection refused|connection timed out",
     ),
     ("PEER_EXITED", r"connection reset|broken pipe|closed by (?:remote )?peer"),
-    ("EXTERNAL_SIGNAL", r"preempt|walltime|\btime limit|\bsigterm\b|\bevict"),
+    # 'preempt' as a word: a kernel's build string says 'SMP PREEMPT_DYNAMIC'
+    ("EXTERNAL_SIGNAL", r"\bpreempt(?:ed|ion|ing|ible)?\b|walltime|\btime limit|\bsigterm\b|\bevict"),
     ("RANK_CRASH", r"segmentation fault|\bsigsegv\b|core dumped|\bsignal 11\b|\bsigbus\b"),
     (
         "CUDA_ERROR",
@@ -99,6 +100,8 @@ _INFORMATIONAL = re.compile(
     r"\[(?:INFO|WARN|WARNING|DEBUG)\]|\blevel=(?:info|warn|warning|debug|INFO|WARN|DEBUG)\b|"
     r'"level": ?"(?:info|warn|warning|debug|INFO|WARN|WARNING|DEBUG)"|'
     r" - (?:INFO|WARNING|DEBUG) - |\| (?:INFO|WARNING|DEBUG|SUCCESS) +\||<(?:warn|info|debug|trace)> |"
+    # TensorFlow's C++ log line (core/platform/default/logging.cc): '<date> <time>: W file:N] '
+    r"[0-9]:[0-9]{2}\.[0-9]+: [IW] [^ ]+:[0-9]+\] |"
     r"^[ \t>`]*#"
 )
 
