@@ -34,7 +34,12 @@ a match attempt, some 60 ns, wherever one of its first bytes occurs, 8 million p
 here), translating the buffer for it (0.13 s, rules/anchors.py), the rules' own searches on
 the 81,000 candidate lines, a settled line costing one (0.2 s), and the same collector as
 Hyperscan's (0.2 s). It was 2.2 s of trie search alone while the anchors' first bytes were
-chosen one literal at a time (`:` and `.`, frequent in NCCL's output, were among them).
+chosen one literal at a time (`:` and `.`, frequent in NCCL's output, were among them). On
+the 20 MB slice of that mix, one worker (stop 28): 1.7 s while translated anchors matched
+most words and a short anchor stood for dozens of rules, 0.49 s after (the literals searched
+alone, about 0.14 s, are now the largest part: 14 passes of bytes.find at 1.3 to 2.5 GB/s).
+Last measured (stop 28, `--size-mb 400 --runs 2`, load about 1): `re` 8.6x grep on the 50% mix
+and 8.0x on the 10% mix (CPU 16.5x and 14.8x), Hyperscan 1.50x and 1.22x, peak RSS 40-58 MB.
 
 Measured here, issue 13 (medians of 5 invocations, the code before the `re` engine's changes
 and after them run in alternation on the same files; load average 2.4 to 3.7 on the 2 shared
