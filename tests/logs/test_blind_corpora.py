@@ -1765,6 +1765,17 @@ BLIND = {
     #   words no finding; a launcher's CalledProcessError with exit status 1 is the exit-1
     #   reading, which a peer's reset store connection explains), none is missed.
     "fresh105.jsonl": BlindSet("dh", 12, 9, frozenset()),
+    # fresh109: Kubernetes GPU training jobs (a Kubeflow elastic PyTorchJob worker, KubeRay RayJobs
+    #   on GKE and in the MNIST doc, Ray Train on multi-GPU clusters, a Volcano vcjob, an
+    #   mmsegmentation pod, NCCL over GDR InfiniBand in K8s pods), scored with src/ of 17a3a0c (the
+    #   branch point) and no src change: alone 7/8 and spread 7/8, both engines (mixed 6/8: dl004
+    #   is answered EFA_TCP_FALLBACK among other jobs' healthy logs); one failing log answered
+    #   null (dl008); no FAIL on the 3 healthy logs. Misses, the same alone and spread, both
+    #   engines:
+    # dl008: UNCLASSIFIED_FAILURE, answered null: Ray Tune's '| TorchTrainer_96bfe_00000 | 1 |
+    #   .../error.txt |' failure table and 'ERROR tune.py:773 -- Trials did not complete:
+    #   [TorchTrainer_96bfe_00000]' (a tab after the timestamp) as the only failing lines.
+    "fresh109.jsonl": BlindSet("dl", 8, 3, frozenset({"dl008"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
