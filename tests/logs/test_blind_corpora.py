@@ -1778,6 +1778,12 @@ BLIND = {
     #   After its fix (Ray Tune's 'Trials did not complete: [...]' verdict; Ray's logger's ERROR
     #   level read as an error level), none is missed.
     "fresh109.jsonl": BlindSet("dl", 8, 3, frozenset()),
+    # fresh106: mainstream PyTorch distributed failures in popular repositories (accelerate's
+    #   pdsh DeepSpeed launch, trl FSDP and GRPO runs, DeepSpeed's launcher, torchrun, Lightning
+    #   DDP), scored with src/ of f343bdb (the branch point) and no src change: alone 9/9 and spread
+    #   9/9, both engines (mixed 9/9); no failing log answered null; no FAIL on the 3 healthy
+    #   logs. No misses. Short because most threads of these repositories are in other sets.
+    "fresh106.jsonl": BlindSet("di", 9, 3, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
