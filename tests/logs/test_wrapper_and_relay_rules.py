@@ -46,6 +46,7 @@ RULES = {
     "go-process-signal",
     "xla-ret-check-failed",
     "tf-gpu-libraries-missing",
+    "ray-tune-trials-failed",
 }
 
 
@@ -329,6 +330,14 @@ LAUNCH = [
     ),
 ]
 UCX += LAUNCH
+UCX += [
+    # github.com/ray-project/ray (fresh109 dl008): Tune's verdict, at its logger's ERROR level
+    (
+        "2022-11-15 19:26:36,618\tERROR tune.py:773 -- Trials did not complete: "
+        "[TorchTrainer_96bfe_00000]",
+        "UNCLASSIFIED_FAILURE",
+    ),
+]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
