@@ -1798,6 +1798,16 @@ BLIND = {
     #   '[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer
     #   10.10.1.3<36138>' then '-> 6' returns through bootstrap.cc:701 and init.cc:1402.
     "fresh107.jsonl": BlindSet("dj", 8, 4, frozenset({"dj001"}), alone_misses=frozenset({"dj002"})),
+    # fresh108: Slurm batch jobs of GPU training (slurmstepd oom-kill and memory-limit kills, a
+    #   two-node torchrun FileExistsError, c10d's client socket, a DataLoader worker SIGKILL, two
+    #   healthy runs), scored with src/ of 17a3a0c (the branch point) and no src change: alone
+    #   5/7 and spread 5/7, both engines (mixed 5/7); one failing log answered null (dk004); no
+    #   FAIL on the 2 healthy logs. Misses, the same alone, spread and mixed:
+    # dk004: NET_UNREACHABLE, answered null: c10d's one-line 'The client socket has failed to
+    #   connect to [ip6-localhost]:24355 (errno: 99 - Cannot assign requested address)';
+    # dk005: CONTAINER_OOM, answered APP_EXCEPTION: the one-line 'RuntimeError: DataLoader worker
+    #   is killed by signal: Killed.' of a Slurm GPU job.
+    "fresh108.jsonl": BlindSet("dk", 7, 2, frozenset({"dk004", "dk005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
