@@ -1765,6 +1765,13 @@ BLIND = {
     #   words no finding; a launcher's CalledProcessError with exit status 1 is the exit-1
     #   reading, which a peer's reset store connection explains), none is missed.
     "fresh105.jsonl": BlindSet("dh", 12, 9, frozenset()),
+    # fresh110: healthy-heavy mainstream runs (nanoGPT and torchtitan under torchrun, torchtitan on
+    #   4 Slurm nodes, NeMo RL SFT on 2 nodes, accelerate, snowfall DDP, MONAI's 2-node DDP
+    #   start-up, Lightning's DDP start-up) and three failures (an NCCL proxy connection closed by
+    #   its peer, an ncclInternalError, a rank's CUDA OOM), scored with src/ of 17a3a0c (the branch
+    #   point) and no src change: alone 11/11 and spread 11/11, both engines (mixed 11/11); no
+    #   failing log answered null; no FAIL on the 8 healthy logs. No misses.
+    "fresh110.jsonl": BlindSet("dm", 11, 8, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
