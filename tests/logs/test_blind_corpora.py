@@ -1808,6 +1808,13 @@ BLIND = {
     # dk005: CONTAINER_OOM, answered APP_EXCEPTION: the one-line 'RuntimeError: DataLoader worker
     #   is killed by signal: Killed.' of a Slurm GPU job.
     "fresh108.jsonl": BlindSet("dk", 7, 2, frozenset({"dk004", "dk005"})),
+    # fresh110: healthy-heavy mainstream runs (nanoGPT and torchtitan under torchrun, torchtitan on
+    #   4 Slurm nodes, NeMo RL SFT on 2 nodes, accelerate, snowfall DDP, MONAI's 2-node DDP
+    #   start-up, Lightning's DDP start-up) and three failures (an NCCL proxy connection closed by
+    #   its peer, an ncclInternalError, a rank's CUDA OOM), scored with src/ of 17a3a0c (the branch
+    #   point) and no src change: alone 11/11 and spread 11/11, both engines (mixed 11/11); no
+    #   failing log answered null; no FAIL on the 8 healthy logs. No misses.
+    "fresh110.jsonl": BlindSet("dm", 11, 8, frozenset()),
 }
 FILES = {path.name: path for path in CORPORA}
 
