@@ -440,3 +440,41 @@ def test_tensorflows_warning_level_library_loads_are_no_failure(
         "above are installed properly. Skipping registering GPU devices..."
     )
     assert root_of(tmp_path, line + "\n" + failed, engine) is not None
+
+
+# github.com/NVIDIA/nccl-tests and NVIDIA/nccl (fresh107 dj001, dj002); github.com/ashleve/
+# lightning-hydra-template and coqui-ai/STT (fresh108 dk004, dk005)
+PEERS = [
+    (
+        "NAME :70918:70918 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+        "NAME :70918:70927 [0] misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by "
+        "remote peer localhost<56086>",
+        "PEER_EXITED",
+    ),
+    (
+        "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer "
+        "10.10.1.3<36138>\n[0] NCCL INFO bootstrap.cc:701 -> 6",
+        "PEER_EXITED",
+    ),
+    (
+        "The client socket has failed to connect to [ip6-localhost]:24355 (errno: 99 - Cannot "
+        "assign requested address)",
+        "NET_UNREACHABLE",
+    ),
+    ("RuntimeError: DataLoader worker is killed by signal: Killed.", "CONTAINER_OOM"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("text", "code"), PEERS, ids=[c[0][:30] for c in PEERS])
+def test_peer_and_connect_readings(text: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, text, engine) == code
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_c10ds_warning_level_connect_retries_are_benign(engine: str, tmp_path: Path) -> None:
+    retry = (
+        "[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29500 "
+        "(errno: 99 - Cannot assign requested address)."
+    )
+    assert root_of(tmp_path, retry, engine) is None

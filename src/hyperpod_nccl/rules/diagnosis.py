@@ -277,6 +277,9 @@ def _derive_socket_ifname(
     )
 
 
+_LOOPBACK_PEER = re.compile(r"\b(?:localhost|127\.0\.0\.1|\[?::1\]?)<[0-9]+>")
+
+
 def _in_trouble(
     facts: Facts, builders: dict[str, FindingBuilder], host: str, addr: str, occ: Occurrence
 ) -> bool:
@@ -287,6 +290,10 @@ def _in_trouble(
     beside a routable interface (a host set up to talk to other nodes)."""
     trouble = [builders[code] for code in NETWORK_SYMPTOMS if code in builders]
     if not trouble:
+        return False
+    # A failure whose peer is this host's own loopback address (NCCL's 'closed by remote peer
+    # localhost<port>') went over the loopback interface, which reached it.
+    if all(_LOOPBACK_PEER.search(o.text) for b in trouble for o in b.evidence):
         return False
     hosts = {h for b in trouble for h in b.hosts}
     if host in hosts:
@@ -423,7 +430,10 @@ def _settle_foreign_connections(facts: Facts, builders: dict[str, FindingBuilder
     handshake, discarding' instead). Where those closes are all PEER_EXITED rests on, on hosts
     that saw foreign connections, and nothing else failed, no peer went away: a warning."""
     builder = _peer_exit_only_by(builders, FOREIGN_CLOSE_RULE)
-    if builder is None or not set(builder.hosts) <= set(facts.foreign_connections):
+    # Lines with no host name settle nothing: an empty set is a subset of every other.
+    if builder is None or not builder.hosts or not facts.foreign_connections:
+        return
+    if not set(builder.hosts) <= set(facts.foreign_connections):
         return
     builder.status = Status.WARN
     builder.title = (
