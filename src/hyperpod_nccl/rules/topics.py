@@ -76,7 +76,10 @@ _TOPICS: tuple[tuple[str, str], ...] = (
     ),
     ("PEER_EXITED", r"connection reset|broken pipe|closed by (?:remote )?peer"),
     # 'preempt' as a word: a kernel's build string says 'SMP PREEMPT_DYNAMIC'
-    ("EXTERNAL_SIGNAL", r"\bpreempt(?:ed|ion|ing|ible)?\b|walltime|\btime limit|\bsigterm\b|\bevict"),
+    (
+        "EXTERNAL_SIGNAL",
+        r"\bpreempt(?:ed|ion|ing|ible)?\b|walltime|\btime limit|\bsigterm\b|\bevict",
+    ),
     ("RANK_CRASH", r"segmentation fault|\bsigsegv\b|core dumped|\bsignal 11\b|\bsigbus\b"),
     (
         "CUDA_ERROR",
