@@ -1821,6 +1821,16 @@ BLIND = {
     #   point) and no src change: alone 11/11 and spread 11/11, both engines (mixed 11/11); no
     #   failing log answered null; no FAIL on the 8 healthy logs. No misses.
     "fresh110.jsonl": BlindSet("dm", 11, 8, frozenset()),
+    # fresh112: DeepSpeed and Megatron-LM multi-node pretraining and fine-tuning (SAT CogVLM, a pdsh
+    #   ROCm run, YaLM's Megatron fork, Megatron on Summit, ms-swift multi-node, MOSS, dlrover's
+    #   Megatron flash checkpoint, DeepSpeed timer logs), scored with src/ of dbd985d (the branch
+    #   point) and no src change: alone 9/10 and spread 9/10, both engines (mixed 9/10); one failing
+    #   log answered null (do008); no FAIL on the 2 healthy logs. Miss, the same alone, spread and
+    #   mixed:
+    # do008: UNCLASSIFIED_FAILURE, answered null: Megatron's checkpoint WARNING 'on rank N found
+    #   iteration 15 in the metadata while max iteration across the ranks is 4160813071' (ranks
+    #   disagree on the checkpoint's iteration); no rule reads it.
+    "fresh112.jsonl": BlindSet("do", 10, 2, frozenset({"do008"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
