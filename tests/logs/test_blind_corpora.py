@@ -1821,6 +1821,12 @@ BLIND = {
     #   point) and no src change: alone 11/11 and spread 11/11, both engines (mixed 11/11); no
     #   failing log answered null; no FAIL on the 8 healthy logs. No misses.
     "fresh110.jsonl": BlindSet("dm", 11, 8, frozenset()),
+    # fresh113: Q&A-style threads (the stored corpora hold no GitHub Discussions) of vLLM, HF
+    #   trl/accelerate/transformers/sentence-transformers, Lightning and sam2; 8 cases, 4 healthy.
+    # dp007: bash's "Terminated" glued to the end of a Lightning progress bar (SIGTERM from
+    #   outside), labelled EXTERNAL_SIGNAL and answered null: no rule reads the shell's own
+    #   job-status word for a child killed by SIGTERM.
+    "fresh113.jsonl": BlindSet("dp", 8, 4, frozenset({"dp007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
