@@ -1831,6 +1831,12 @@ BLIND = {
     #   iteration 15 in the metadata while max iteration across the ranks is 4160813071' (ranks
     #   disagree on the checkpoint's iteration); no rule reads it.
     "fresh112.jsonl": BlindSet("do", 10, 2, frozenset({"do008"})),
+    # fresh113: Q&A-style threads (the stored corpora hold no GitHub Discussions) of vLLM, HF
+    #   trl/accelerate/transformers/sentence-transformers, Lightning and sam2; 8 cases, 4 healthy.
+    # dp007: bash's "Terminated" glued to the end of a Lightning progress bar (SIGTERM from
+    #   outside), labelled EXTERNAL_SIGNAL and answered null: no rule reads the shell's own
+    #   job-status word for a child killed by SIGTERM.
+    "fresh113.jsonl": BlindSet("dp", 8, 4, frozenset({"dp007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
