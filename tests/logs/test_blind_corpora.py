@@ -1837,6 +1837,18 @@ BLIND = {
     #   outside), labelled EXTERNAL_SIGNAL and answered null: no rule reads the shell's own
     #   job-status word for a child killed by SIGTERM.
     "fresh113.jsonl": BlindSet("dp", 8, 4, frozenset({"dp007"})),
+    # fresh114: GPU hardware and driver faults seen from GPU jobs (uncorrectable ECC under
+    #   torchrun and in a multi-node Megatron run, Xid 109, NVRM RmInitAdapter failures, NVML's
+    #   'GPU is lost', Xid 13/31 on a 2-GPU split, NVLS Cuda failure after a fabric-manager fault,
+    #   an insufficient driver) and five healthy nvidia-smi / topo outputs, scored with src/ of
+    #   dbd985d (the branch point) and no src change: alone 11/13 and spread 11/13, both engines
+    #   (mixed 11/13); one failing log answered null; no FAIL on the 5 healthy logs.
+    # dq004: GPU_XID, answered null: only NVRM's 'RmInitAdapter failed! (0x26:0xffff:1127)' and
+    #   'rm_init_adapter failed for device bearing minor number 0' lines, which no rule reads.
+    # dq006: GPU_XID, answered APP_EXCEPTION: the driver's wrapped Xid 13 continuation line
+    #   '      Graphics Exception: channel 0x09, Class 0000c7c0' read as a Python exception line
+    #   (Xid 13/31 only a WARN beside it).
+    "fresh114.jsonl": BlindSet("dq", 13, 5, frozenset({"dq004", "dq006"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
