@@ -1849,6 +1849,15 @@ BLIND = {
     #   '      Graphics Exception: channel 0x09, Class 0000c7c0' read as a Python exception line
     #   (Xid 13/31 only a WARN beside it).
     "fresh114.jsonl": BlindSet("dq", 13, 5, frozenset({"dq004", "dq006"})),
+    # fresh115: AWS EFA and aws-ofi-nccl (libfabric EQ errors on p3dn, a ParallelCluster p4d TCP
+    #   connect failure, a CUDA failure in an EFA container, fi_info's empty efa provider, a p3dn
+    #   ring over AWS Libfabric, Open MPI's OFI MTL abort, UCX verbs on EFA), scored with src/ of
+    #   dbd985d (the branch point) and no src change: alone 5/8 and spread 5/8, both engines
+    #   (mixed 5/8); 2 of 7 failing logs answered null; no FAIL on the healthy log.
+    # dr001: libfabric's EQ write failure carrying ENOMEM ('Unknown error -12') labelled MEMLOCK,
+    #   answered EFA_ERROR; dr002: the same EQ line with EIO under the old prov/rxr/ path, answered
+    #   null; dr005: fi_info's 'fi_getinfo: -61 (No data available)' for efa, answered null.
+    "fresh115.jsonl": BlindSet("dr", 8, 1, frozenset({"dr001", "dr002", "dr005"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
