@@ -1858,6 +1858,17 @@ BLIND = {
     #   answered EFA_ERROR; dr002: the same EQ line with EIO under the old prov/rxr/ path, answered
     #   null; dr005: fi_info's 'fi_getinfo: -61 (No data available)' for efa, answered null.
     "fresh115.jsonl": BlindSet("dr", 8, 1, frozenset({"dr001", "dr002", "dr005"})),
+    # fresh111: multi-GPU LLM serving (vLLM on Ray and multiprocessing, SGLang, TensorRT-LLM under
+    #   mpirun: two watchdog timeouts, a missing gIB plugin, NCCL's /dev/shm segment, a collective
+    #   fingerprint mismatch, a worker's CUDA OOM, the raylet's death, a TCPStore EADDRINUSE, an
+    #   mpirun SIGKILL, three healthy servers), scored with src/ of dbd985d (the branch point) and
+    #   no src change: alone 11/12 and spread 11/12, both engines (mixed 11/12); no failing log
+    #   answered null; no FAIL on the 3 healthy logs. Miss, the same alone, spread and mixed:
+    # dn007: PEER_EXITED (CONTAINER_OOM and RANK_CRASH allowed), answered CONTAINER_OOM: Ray's
+    #   '(raylet) Raylet is terminated. Termination is unexpected. Possible reasons include: (1)
+    #   SIGKILL by the user or system OOM killer, (2) ... SIGSEGV or SIGBUS, (3) Other termination
+    #   signals.' with no line saying which.
+    "fresh111.jsonl": BlindSet("dn", 12, 3, frozenset({"dn007"})),
 }
 FILES = {path.name: path for path in CORPORA}
 
