@@ -47,6 +47,9 @@ RULES = {
     "xla-ret-check-failed",
     "tf-gpu-libraries-missing",
     "ray-tune-trials-failed",
+    "efa-eq-enomem",
+    "nvrm-init-adapter-failed",
+    "ray-raylet-terminated",
 }
 
 
@@ -478,3 +481,47 @@ def test_c10ds_warning_level_connect_retries_are_benign(engine: str, tmp_path: P
         "(errno: 99 - Cannot assign requested address)."
     )
     assert root_of(tmp_path, retry, engine) is None
+
+
+WAVE5 = [
+    # Lightning-AI/pytorch-lightning (fresh113 dp007): bash's 'Terminated' after a tqdm bar
+    (
+        "Epoch 1:  29%|##   | 9413/32393 [3:28:18<8:28:33,  1.33s/it, loss=3.23, v_num=9]Terminated ",
+        "EXTERNAL_SIGNAL",
+    ),
+    # fresh114 dq004, dq006: NVRM's adapter init; an Xid record's continuation lines
+    ("[   38.773762] NVRM: RmInitAdapter failed! (0x26:0xffff:1127)", "GPU_XID"),
+    (
+        "[1234.5] NVRM: Xid (PCI:0000:05:00): 13, name=llama-server, Graphics SM Warp Exception\n"
+        "      Graphics Exception: channel 0x09, Class 0000c7c0, Offset 00000000, Data 00000000",
+        "GPU_XID",
+    ),
+    # github.com/aws/aws-ofi-nccl (fresh115 dr001, dr002, dr005)
+    (
+        "[0]:Unable to write to EQ: Missing or unavailable event queue. err: Unknown error -12 "
+        "(-12) prov_errno: Unknown error -12 (-12) prov/efa/src/rxr/rxr.h:993",
+        "MEMLOCK",
+    ),
+    (
+        "Unable to write to EQ: Missing or unavailable event queue. err: Input/output error (5) "
+        "prov_errno: Unknown error -114 (-114) prov/rxr/src/rxr.h:1042",
+        "EFA_ERROR",
+    ),
+    ("$ fi_info -p efa\nfi_getinfo: -61 (No data available)", "EFA_TCP_FALLBACK"),
+    # github.com/vllm-project/vllm (fresh111 dn007): Ray's raylet died, reasons only listed
+    (
+        "(EngineCore_DP0 pid=3639978) (raylet) Raylet is terminated. Termination is unexpected. "
+        "Possible reasons include: (1) SIGKILL by the user or system OOM killer, (2) Invalid "
+        "memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other termination signals.",
+        "PEER_EXITED",
+    ),
+    # A Python exception named plain 'Exception' still reads as one.
+    ("Exception: Training failed at step 100", "APP_EXCEPTION"),
+    ("[rank3]: Exception: Training failed at step 100", "APP_EXCEPTION"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("text", "code"), WAVE5, ids=[c[0][:30] for c in WAVE5])
+def test_fifth_wave_readings(text: str, code: str, engine: str, tmp_path: Path) -> None:
+    assert root_of(tmp_path, text, engine) == code

@@ -121,8 +121,10 @@ _EXCEPTION_TOPICS_SKIPPED = frozenset({"CUDA_ERROR"})
 def classify_python_exception(captures: dict[str, str]) -> Classification | None:
     """A Python exception that ends the process, unless it only reports a child's exit; an
     exception whose message names what failed (rules/topics.py) is that failure, inferred."""
-    name = captures.get("exception") or captures.get("exception2") or ""
-    message = captures.get("message") or ""
+    name = (
+        captures.get("exception") or captures.get("exception2") or captures.get("exception3") or ""
+    )
+    message = captures.get("message") or captures.get("message3") or ""
     if name in _RELAYING_EXCEPTIONS or any(
         name.startswith(relay) and message.startswith(words) for relay, words in _RELAYING_MESSAGES
     ):
@@ -132,12 +134,12 @@ def classify_python_exception(captures: dict[str, str]) -> Classification | None
     if name.rsplit(".", 1)[-1] in _HOST_MEMORY_EXCEPTIONS:
         return "CONTAINER_OOM", Status.FAIL
     if name.rsplit(".", 1)[-1] in _CUDA_EXCEPTIONS:
-        return classify_cuda_error({"cuda_err": captures.get("message") or ""})
-    if source_location_only(captures.get("message") or ""):
+        return classify_cuda_error({"cuda_err": message})
+    if source_location_only(message):
         # C++ errors raised into Python ('RuntimeError: [.../unbound_buffer.cc:78]') put their
         # text on the next line, which the rules read for itself.
         return None
-    topic = failure_topic(captures.get("message") or "")
+    topic = failure_topic(message)
     if topic and topic not in _EXCEPTION_TOPICS_SKIPPED:
         return topic, Status.FAIL
     return "APP_EXCEPTION", Status.FAIL
