@@ -50,6 +50,7 @@ RULES = {
     "efa-eq-enomem",
     "nvrm-init-adapter-failed",
     "ray-raylet-terminated",
+    "py-spy-dump",
 }
 
 
@@ -514,6 +515,13 @@ WAVE5 = [
         "Possible reasons include: (1) SIGKILL by the user or system OOM killer, (2) Invalid "
         "memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other termination signals.",
         "PEER_EXITED",
+    ),
+    # py-spy's dump of a stuck rank whose pasted frames stop outside any collective (fresh100
+    # dc002): a hang's warning
+    (
+        'Thread 4888 (idle): "MainThread"\n    backward (torch/autograd/__init__.py:289)\n'
+        "Thread 8287 (active)\n    partition_grads (deepspeed/runtime/zero/stage3.py:1500)",
+        "NCCL_TIMEOUT",
     ),
     # A Python exception named plain 'Exception' still reads as one.
     ("Exception: Training failed at step 100", "APP_EXCEPTION"),
