@@ -344,12 +344,6 @@ UCX += [
 ]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("text", "code"), UCX, ids=[c[0][:30] for c in UCX])
-def test_program_failure_lines(text: str, code: str, engine: str, tmp_path: Path) -> None:
-    assert root_of(tmp_path, text, engine) == code
-
-
 # github.com/NVIDIA/nccl's proxy lines behind a tracker's automatic links (fresh91 ct003):
 # an abort (res=3, 'abort called'), then the proxy's failed operation.
 LINKED = (
@@ -470,12 +464,6 @@ PEERS = [
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("text", "code"), PEERS, ids=[c[0][:30] for c in PEERS])
-def test_peer_and_connect_readings(text: str, code: str, engine: str, tmp_path: Path) -> None:
-    assert root_of(tmp_path, text, engine) == code
-
-
-@pytest.mark.parametrize("engine", ENGINES)
 def test_c10ds_warning_level_connect_retries_are_benign(engine: str, tmp_path: Path) -> None:
     retry = (
         "[W socket.cpp:601] [c10d] The client socket has failed to connect to [localhost]:29500 "
@@ -528,8 +516,11 @@ WAVE5 = [
     ("[rank3]: Exception: Training failed at step 100", "APP_EXCEPTION"),
 ]
 
+# Every program line above, one table: each names its code as the root of a one-file log.
+LINES = UCX + PEERS + WAVE5
+
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("text", "code"), WAVE5, ids=[c[0][:30] for c in WAVE5])
-def test_fifth_wave_readings(text: str, code: str, engine: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("text", "code"), LINES, ids=[c[0][:30] for c in LINES])
+def test_program_failure_lines(text: str, code: str, engine: str, tmp_path: Path) -> None:
     assert root_of(tmp_path, text, engine) == code
